@@ -1,0 +1,99 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { ApiError } from '../domain/errors.js';
+import type { Caller } from '../services/disputes.js';
+import type { AppDeps, Endpoint } from './endpoint.js';
+import { authenticate, principalOf } from './middleware/auth.js';
+import {
+  mergeInput,
+  parseForm,
+  parseJson,
+  parseQueryString,
+  refuseUnsupportedBody,
+} from './middleware/body.js';
+import { handleErrors, unknownRoute } from './middleware/errors.js';
+import { requireHttps } from './middleware/https.js';
+import { requestLog } from './middleware/request-log.js';
+import { resolveVersion, versionOf } from './middleware/version.js';
+import { acceptDisputeEndpoint } from './routes/disputes/accept.js';
+import { createDisputeEndpoint } from './routes/disputes/create.js';
+import { listDisputesEndpoint } from './routes/disputes/list.js';
+import { disputeResponseEndpoint } from './routes/disputes/response.js';
+import { retrieveDisputeEndpoint } from './routes/disputes/retrieve.js';
+import { submitDisputeEndpoint } from './routes/disputes/submit.js';
+import { updateDisputeByPostEndpoint, updateDisputeEndpoint } from './routes/disputes/update.js';
+import { createTemplateEndpoint } from './routes/templates/create.js';
+import { deleteTemplateEndpoint } from './routes/templates/delete.js';
+import { listTemplatesEndpoint } from './routes/templates/list.js';
+import { retrieveTemplateEndpoint } from './routes/templates/retrieve.js';
+import { updateTemplateEndpoint } from './routes/templates/update.js';
+import { createTestDisputeEndpoint } from './routes/test/create-dispute.js';
+
+/** Every public endpoint, under /v1. */
+export const endpoints: readonly Endpoint[] = [
+  listDisputesEndpoint,
+  createDisputeEndpoint,
+  retrieveDisputeEndpoint,
+  updateDisputeEndpoint,
+  updateDisputeByPostEndpoint,
+  submitDisputeEndpoint,
+  acceptDisputeEndpoint,
+  disputeResponseEndpoint,
+  createTestDisputeEndpoint,
+  listTemplatesEndpoint,
+  createTemplateEndpoint,
+  retrieveTemplateEndpoint,
+  updateTemplateEndpoint,
+  deleteTemplateEndpoint,
+];
+
+/**
+ * The HTTP application, without a listener (the server and the tests attach their own). Order matters:
+ * request id and log line first, then TLS, key, version, body, and the endpoint; every failure on the way
+ * becomes the JSON error body.
+ */
+export function createApp(deps: AppDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', deps.trustProxy);
+  app.set('query parser', parseQueryString);
+  app.use(requestLog(deps.logger));
+
+  const v1 = express.Router();
+  v1.use(requireHttps, authenticate(deps.keys), resolveVersion);
+  v1.use(refuseUnsupportedBody, parseJson, parseForm, mergeInput);
+  for (const path of new Set(endpoints.map((endpoint) => endpoint.path))) {
+    const group = endpoints.filter((endpoint) => endpoint.path === path);
+    const route = v1.route(path);
+    for (const endpoint of group) route[endpoint.method](handler(endpoint, deps));
+    route.all(methodNotAllowed(group.map((endpoint) => endpoint.method.toUpperCase())));
+  }
+  app.use('/v1', v1);
+  app.use(unknownRoute);
+  app.use(handleErrors);
+  return app;
+}
+
+function handler(endpoint: Endpoint, deps: AppDeps) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const caller: Caller = { ...principalOf(res), version: versionOf(res) };
+    const reply = await endpoint.handle({
+      caller,
+      params: req.params as Record<string, string>,
+      input: res.locals.input as Record<string, unknown>,
+      url: req.originalUrl.split('?')[0] ?? '',
+      deps,
+    });
+    res.status(reply.status).json(reply.body);
+  };
+}
+
+function methodNotAllowed(allowed: string[]) {
+  return (req: Request, res: Response, _next: NextFunction): void => {
+    res.setHeader('Allow', allowed.join(', '));
+    throw new ApiError(
+      'method_not_allowed',
+      `${req.method} is not allowed here; use ${allowed.join(' or ')}.`,
+    );
+  };
+}

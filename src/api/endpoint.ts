@@ -1,0 +1,70 @@
+import type { z } from 'zod';
+import type { Db } from '../db/client.js';
+import { ApiError, type ErrorType, evidenceErrors } from '../domain/errors.js';
+import type { Logger } from '../logger.js';
+import type { AdapterRegistry } from '../processors/registry.js';
+import type { KeyResolver } from '../services/authenticate.js';
+import type { Caller } from '../services/disputes.js';
+import type { Submitter } from '../services/submissions.js';
+
+/** What the HTTP layer needs from the rest of the service; tests build it with their own database. */
+export interface AppDeps {
+  db: Db;
+  keys: KeyResolver;
+  adapters: AdapterRegistry;
+  submitter: Submitter;
+  logger: Logger;
+  trustProxy: boolean;
+}
+
+export interface RequestContext {
+  caller: Caller;
+  params: Record<string, string>;
+  /** Query parameters merged under the body (API.md section 1). */
+  input: Record<string, unknown>;
+  /** The request path without its query string: every response's `url`. */
+  url: string;
+  deps: AppDeps;
+}
+
+export interface Reply {
+  status: number;
+  body: object;
+}
+
+/**
+ * One endpoint: a method, a path under /v1, and a handler that validates, calls one service function
+ * and serializes. The app registers them all; the set of paths also answers 405 for other methods.
+ */
+export interface Endpoint {
+  method: 'get' | 'post' | 'put' | 'delete';
+  path: string;
+  handle(context: RequestContext): Promise<Reply>;
+}
+
+/**
+ * Parses request input with a zod schema. The first problem becomes the error: its type is the one the
+ * contract names for the parameter it is under (invalid_products for products, ...), else invalid_request.
+ */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const top = String(issue?.path[0] ?? '');
+  const type: ErrorType = evidenceErrors[top as keyof typeof evidenceErrors] ?? 'invalid_request';
+  const where = issue?.path.length ? issue.path.join('.') : 'request';
+  const missing = issue?.code === 'invalid_type' && pathValue(input, issue.path) === undefined;
+  throw new ApiError(
+    type,
+    missing ? `Missing required parameter: ${where}.` : `Invalid ${where}: ${issue?.message}.`,
+  );
+}
+
+function pathValue(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value: unknown = input;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}

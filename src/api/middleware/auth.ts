@@ -1,0 +1,34 @@
+import type { NextFunction, Request, Response } from 'express';
+import { ApiError } from '../../domain/errors.js';
+import type { KeyResolver, Principal } from '../../services/authenticate.js';
+
+/** HTTP Basic with the API key as user name and an empty password (API.md section 1). */
+export function authenticate(keys: KeyResolver) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const key = basicUser(req.headers.authorization);
+    res.setHeader('WWW-Authenticate', 'Basic realm="Rebuttal"');
+    if (key === null) {
+      throw new ApiError(
+        'authentication',
+        'No API key provided: use HTTP Basic auth with the key as user name.',
+      );
+    }
+    const principal = await keys.resolve(key);
+    if (!principal) throw new ApiError('authentication', 'Invalid API key provided.');
+    res.removeHeader('WWW-Authenticate');
+    res.locals.principal = principal;
+    next();
+  };
+}
+
+function basicUser(header: string | undefined): string | null {
+  const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header ?? '');
+  if (!match?.[1]) return null;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const user = decoded.includes(':') ? decoded.slice(0, decoded.indexOf(':')) : decoded;
+  return user.length > 0 ? user : null;
+}
+
+export function principalOf(res: Response): Principal {
+  return res.locals.principal as Principal;
+}

@@ -1,0 +1,62 @@
+import { isUtf8 } from 'node:buffer';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import qs from 'qs';
+import { ApiError } from '../../domain/errors.js';
+
+/** Bodies are at most 1 MiB (API.md section 9). */
+export const maxBodyBytes = 1024 * 1024;
+
+/** qs limits: deep enough for `fields[key]`, shallow enough that a hostile body cannot cost much. */
+const qsOptions = { depth: 3, arrayLimit: 100, parameterLimit: 1000, strictDepth: true } as const;
+
+export function parseQueryString(query: string): Record<string, unknown> {
+  try {
+    return qs.parse(query, { ...qsOptions, throwOnLimitExceeded: true });
+  } catch {
+    throw new ApiError(
+      'invalid_request',
+      'The query string is nested too deeply or has too many parameters.',
+    );
+  }
+}
+
+const supportedTypes = ['application/json', 'application/x-www-form-urlencoded'];
+
+/** A request has a body when it says so; a GET with Content-Length: 0 has none. */
+function hasBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
+}
+
+export function refuseUnsupportedBody(req: Request, _res: Response, next: NextFunction): void {
+  if (hasBody(req) && !req.is(supportedTypes)) {
+    throw new ApiError('invalid_request', `Unsupported content type: send ${supportedTypes.join(' or ')}.`);
+  }
+  next();
+}
+
+export const parseJson = express.json({
+  limit: maxBodyBytes,
+  strict: true,
+  verify(_req, _res, buffer) {
+    if (!isUtf8(buffer)) throw new ApiError('invalid_request', 'The body is not valid UTF-8.');
+  },
+});
+
+// body-parser 2 takes `depth` (and enforces it strictly); its published types predate the option.
+const formOptions = {
+  limit: maxBodyBytes,
+  extended: true,
+  depth: qsOptions.depth,
+  parameterLimit: qsOptions.parameterLimit,
+};
+export const parseForm = express.urlencoded(formOptions);
+
+/** Query parameters merge under the body on every method (API.md section 1): the body wins a clash. */
+export function mergeInput(req: Request, res: Response, next: NextFunction): void {
+  const body: unknown = req.body ?? {};
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw new ApiError('invalid_request', 'The body must be a JSON object.');
+  }
+  res.locals.input = { ...(req.query as Record<string, unknown>), ...(body as Record<string, unknown>) };
+  next();
+}

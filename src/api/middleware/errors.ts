@@ -1,0 +1,58 @@
+import type { NextFunction, Request, Response } from 'express';
+import { ApiError } from '../../domain/errors.js';
+
+/** The error body of API.md section 7: `{url, livemode, error: {status, message, type}}`. */
+export function sendError(req: Request, res: Response, error: ApiError): void {
+  if (error.type === 'rate_limited' && !res.getHeader('Retry-After')) res.setHeader('Retry-After', '1');
+  res.status(error.status).json({
+    url: req.originalUrl.split('?')[0],
+    livemode: res.locals.principal?.livemode ?? false,
+    error: { status: error.status, message: error.message, type: error.type },
+  });
+}
+
+export function unknownRoute(req: Request, _res: Response, next: NextFunction): void {
+  next(
+    new ApiError('not_found', `Unrecognized request URL (${req.method}: ${req.originalUrl.split('?')[0]}).`),
+  );
+}
+
+/**
+ * Turns anything thrown into the JSON error body. Body-parser and routing errors carry an HTTP status and
+ * become the contract's types; anything else is a bug: logged with the request id, answered without
+ * internals.
+ */
+export function handleErrors(error: unknown, req: Request, res: Response, _next: NextFunction): void {
+  sendError(req, res, toApiError(error, req));
+}
+
+function toApiError(error: unknown, req: Request): ApiError {
+  if (error instanceof ApiError) return error;
+  const status = (error as { status?: unknown }).status;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const type = (error as { type?: string }).type;
+    if (type === 'entity.too.large')
+      return new ApiError('request_too_large', 'The body is larger than 1 MiB.');
+    // body-parser wraps an error thrown by `verify` (invalid UTF-8); unwrap it to keep its message.
+    const cause = (error as { cause?: unknown }).cause;
+    if (cause instanceof ApiError) return cause;
+    return new ApiError('invalid_request', requestProblem(type));
+  }
+  req.log?.error({ err: error }, 'unhandled error');
+  return new ApiError('server_error', `An internal error occurred (request ${String(req.id ?? '')}).`);
+}
+
+const requestProblems: Record<string, string> = {
+  'entity.parse.failed': 'The body is not valid JSON.',
+  'entity.verify.failed': 'The body is not valid UTF-8.',
+  'encoding.unsupported': 'Unsupported content encoding.',
+  'charset.unsupported': 'Unsupported charset: send UTF-8.',
+  'parameters.too.many': 'Too many parameters.',
+  'querystring.parse.rangeError': 'The form body is nested too deeply.',
+  'request.size.invalid': 'The body is shorter or longer than its Content-Length.',
+  'request.aborted': 'The request was aborted.',
+};
+
+function requestProblem(type: string | undefined): string {
+  return requestProblems[type ?? ''] ?? 'The request could not be read.';
+}

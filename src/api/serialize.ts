@@ -1,0 +1,36 @@
+import { type DisputeRecord, formatTimestamp, toDisputeObject } from '../domain/disputes.js';
+import type { TemplateShape } from '../domain/templates.js';
+import type { TemplateRow } from '../services/dispute-records.js';
+
+/** Response bodies other than errors: the dispute object, lists, templates (API.md sections 1, 3, 6). */
+
+export function disputeBody(found: { dispute: DisputeRecord; template: TemplateShape | null }, url: string) {
+  return toDisputeObject(found.dispute, found.template, url);
+}
+
+export function listBody<T>(
+  page: { data: T[]; hasMore: boolean },
+  livemode: boolean,
+  url: string,
+  item: (row: T) => object,
+) {
+  return { object: 'list' as const, data: page.data.map(item), has_more: page.hasMore, livemode, url };
+}
+
+export const templatePath = (id: string) => `/v1/templates/${id}`;
+
+export function templateObject(template: TemplateRow, url = templatePath(template.id)) {
+  return {
+    object: 'template' as const,
+    id: template.id,
+    name: template.name,
+    description: template.description,
+    fields: template.fields,
+    reasons: template.reasons,
+    body: template.body,
+    created: formatTimestamp(template.createdAt),
+    updated: formatTimestamp(template.updatedAt),
+    livemode: template.livemode,
+    url,
+  };
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+import { Command, Option } from 'commander';
+import { loadConfig } from '../config.js';
+import { connectDatabase } from '../db/client.js';
+import { runMigrations } from '../db/migrate.js';
+import { createOrganisation, listOrganisations, rotateApiKey } from '../services/organisations.js';
+
+/**
+ * The operator CLI: `npm run cli -- <group> <command>`. Every command takes --json for scripts; without
+ * it, output is for people. A failure exits 1 with one line on stderr.
+ */
+const program = new Command('rebuttal').description('Rebuttal operator commands').showHelpAfterError();
+
+async function withDatabase<T>(
+  work: (db: ReturnType<typeof connectDatabase>['db']) => Promise<T>,
+): Promise<T> {
+  const database = connectDatabase(loadConfig().DATABASE_URL, { max: 2 });
+  try {
+    await runMigrations(database.db);
+    return await work(database.db);
+  } finally {
+    await database.close();
+  }
+}
+
+function print(json: boolean, value: unknown, human: string): void {
+  console.log(json ? JSON.stringify(value) : human);
+}
+
+const org = program.command('org').description('organisations');
+org
+  .command('create')
+  .description('create an organisation with its test and live keys (shown only now)')
+  .requiredOption('--name <name>', 'organisation name')
+  .option('--json', 'print JSON')
+  .action(async (options: { name: string; json?: boolean }) => {
+    const created = await withDatabase((db) => createOrganisation(db, { name: options.name }));
+    print(
+      Boolean(options.json),
+      { org: created.org, test_key: created.test_key, live_key: created.live_key },
+      `organisation ${created.org} (${created.name})\n  test key: ${created.test_key}\n  live key: ${created.live_key}\nThe keys are shown only now: store them safely.`,
+    );
+  });
+org
+  .command('list')
+  .description('list organisations')
+  .option('--json', 'print JSON')
+  .action(async (options: { json?: boolean }) => {
+    const rows = await withDatabase((db) => listOrganisations(db));
+    print(
+      Boolean(options.json),
+      rows,
+      rows.map((row) => `${row.org}  ${row.api_version}  ${row.name}`).join('\n') || 'no organisations',
+    );
+  });
+
+program
+  .command('key')
+  .description('API keys')
+  .command('rotate')
+  .description('replace the key of one mode; the old key stops working at once')
+  .requiredOption('--org <id>', 'organisation id')
+  .addOption(new Option('--mode <mode>', 'test or live').choices(['test', 'live']).makeOptionMandatory())
+  .option('--json', 'print JSON')
+  .action(async (options: { org: string; mode: 'test' | 'live'; json?: boolean }) => {
+    const key = await withDatabase((db) => rotateApiKey(db, { org: options.org, mode: options.mode }));
+    if (!key) throw new Error(`no organisation ${options.org}`);
+    print(
+      Boolean(options.json),
+      { org: options.org, mode: options.mode, [`${options.mode}_key`]: key },
+      `new ${options.mode} key for ${options.org}: ${key}\nThe old key no longer works; the new one is shown only now.`,
+    );
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+}

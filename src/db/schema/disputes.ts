@@ -1,0 +1,83 @@
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import type { CorrespondenceItem, FieldValue, PastPayment, Product } from '../../domain/evidence.js';
+import { timestamps } from './columns.js';
+import { tenancy } from './tenancy.js';
+
+const at = () => timestamp({ withTimezone: true });
+const money = () => bigint({ mode: 'number' });
+
+/**
+ * One row per dispute, keyed by (organisation, mode, processor's id). Columns the client owns (template,
+ * evidence, reference url, account_id) are grouped apart from those the processor owns: mirroring never
+ * writes the client's.
+ */
+export const disputes = pgTable(
+  'disputes',
+  {
+    uid: uuid().primaryKey().defaultRandom(),
+    ...tenancy(),
+    id: text().notNull(),
+
+    // Processor-owned.
+    state: text().notNull(),
+    reason: text().notNull(),
+    kind: text().notNull().default('chargeback'),
+    source: text().notNull(),
+    processor: text(),
+    account: text(),
+    chargedAt: at(),
+    disputedAt: at(),
+    dueBy: at(),
+    closedAt: at(),
+    charge: text(),
+    isChargeRefundable: boolean(),
+    amount: money(),
+    currency: text(),
+    fee: money(),
+    reversalAmount: money(),
+    reversalTotal: money(),
+    reversalCurrency: text(),
+    customer: text(),
+    customerName: text(),
+    customerEmail: text(),
+    customerPurchaseIp: text(),
+    addressZip: text(),
+    addressLine1Check: text(),
+    addressZipCheck: text(),
+    cvcCheck: text(),
+    statementDescriptor: text(),
+
+    // Client-owned.
+    template: text(),
+    fields: jsonb().$type<Record<string, FieldValue>>().notNull().default({}),
+    products: jsonb().$type<Product[]>().notNull().default([]),
+    correspondence: jsonb().$type<CorrespondenceItem[]>().notNull().default([]),
+    pastPayments: jsonb().$type<PastPayment[]>().notNull().default([]),
+    referenceUrl: text(),
+    accountId: text(),
+
+    // Service-owned.
+    submittedAt: at(),
+    submittedCount: integer().notNull().default(0),
+    /** When a queued dispute is to be submitted: due_by minus the organisation's queue lead. */
+    submitAt: at(),
+    /** Bumped on every write, for optimistic checks by workers that read outside a transaction. */
+    version: integer().notNull().default(1),
+    ...timestamps,
+  },
+  (table) => [
+    uniqueIndex('disputes_tenant_id_unique').on(table.orgId, table.livemode, table.id),
+    index('disputes_list_idx').on(table.orgId, table.livemode, table.createdAt.desc(), table.id.desc()),
+  ],
+);

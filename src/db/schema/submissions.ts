@@ -1,0 +1,31 @@
+import { index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { disputes } from './disputes.js';
+import { tenancy } from './tenancy.js';
+
+export const submissionStatuses = ['pending', 'succeeded', 'failed'] as const;
+export type SubmissionStatus = (typeof submissionStatuses)[number];
+
+/**
+ * One row per attempt at sending a dispute's evidence, written before the processor is called. Its id is
+ * the idempotency key handed to the adapter, so a retried attempt is recognisable on both sides.
+ */
+export const submissions = pgTable(
+  'submissions',
+  {
+    id: text().primaryKey(),
+    ...tenancy(),
+    disputeUid: uuid()
+      .notNull()
+      .references(() => disputes.uid),
+    status: text().$type<SubmissionStatus>().notNull().default('pending'),
+    adapter: text().notNull(),
+    /** The state the dispute was in before submission: where it returns if the processor refuses. */
+    previousState: text().notNull(),
+    evidence: jsonb().$type<Record<string, unknown>>().notNull(),
+    processorReference: text(),
+    failure: jsonb().$type<{ message: string; retryable: boolean; status?: number } | null>(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    completedAt: timestamp({ withTimezone: true }),
+  },
+  (table) => [index('submissions_dispute_idx').on(table.disputeUid, table.createdAt.desc())],
+);

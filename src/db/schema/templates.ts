@@ -1,0 +1,23 @@
+import { index, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import type { TemplateField } from '../../domain/templates.js';
+import { timestamps } from './columns.js';
+import { tenancy } from './tenancy.js';
+
+export const templates = pgTable(
+  'templates',
+  {
+    uid: uuid().primaryKey().defaultRandom(),
+    ...tenancy(),
+    id: text().notNull(),
+    name: text(),
+    description: text(),
+    fields: jsonb().$type<TemplateField[]>().notNull().default([]),
+    reasons: jsonb().$type<string[] | null>(),
+    body: text(),
+    ...timestamps,
+  },
+  (table) => [
+    uniqueIndex('templates_tenant_id_unique').on(table.orgId, table.livemode, table.id),
+    index('templates_list_idx').on(table.orgId, table.livemode, table.createdAt.desc(), table.id.desc()),
+  ],
+);

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { checks, disputeStates, kinds, processors, reasons } from './disputes.js';
+import { correspondence, fields, pastPayments, products } from './evidence.js';
+import {
+  absoluteUrl,
+  boolean,
+  currency,
+  integer,
+  nonNegativeInteger,
+  resourceId,
+  text,
+  timestamp,
+} from './params.js';
+
+/** Request parameters for the dispute endpoints (API.md section 4), shared by update, submit and create. */
+
+const referenceUrl = absoluteUrl.nullable();
+
+export const evidenceInput = z.object({
+  template: resourceId.nullable().optional(),
+  fields: fields.optional(),
+  products: products.optional(),
+  correspondence: correspondence.optional(),
+  past_payments: pastPayments.optional(),
+  reference_url: referenceUrl.optional(),
+  account_id: text(255).nullable().optional(),
+  /** The charge to answer for, needed where the account's access is read-only. */
+  charge: text(255).optional(),
+  force: boolean.default(false),
+});
+export type EvidenceInput = z.infer<typeof evidenceInput>;
+
+export const updateInput = evidenceInput.extend({
+  queue: boolean.optional(),
+  submit: boolean.default(false),
+});
+export type UpdateInput = z.infer<typeof updateInput>;
+
+export const submitInput = evidenceInput.extend({
+  queue: boolean.default(false),
+  /** The connected account that answers the dispute, for disputes that name none. */
+  account: text(255).optional(),
+});
+export type SubmitInput = z.infer<typeof submitInput>;
+
+const check = z.enum(checks).nullable().optional();
+
+export const createInput = evidenceInput.extend({
+  id: resourceId,
+  charge: text(255),
+  reason: z.enum(reasons),
+  charged_at: timestamp,
+  disputed_at: timestamp,
+  due_by: timestamp,
+  currency,
+  amount: nonNegativeInteger,
+  customer: text(255).nullable().optional(),
+  processor: z.enum(processors).nullable().optional(),
+  state: z.enum(['needs_response', 'warning_needs_response']).default('needs_response'),
+  reversal_currency: currency.nullable().optional(),
+  fee: nonNegativeInteger.nullable().optional(),
+  reversal_amount: integer.nullable().optional(),
+  reversal_total: integer.nullable().optional(),
+  is_charge_refundable: boolean.nullable().optional(),
+  submitted_count: nonNegativeInteger.default(0),
+  address_line1_check: check,
+  address_zip_check: check,
+  cvc_check: check,
+  kind: z.enum(kinds).default('chargeback'),
+  submit: boolean.default(false),
+  queue: boolean.default(false),
+});
+export type CreateInput = z.infer<typeof createInput>;
+
+/** Optional overrides for a generated test dispute; every other attribute is made up. */
+export const testDisputeInput = z.object({
+  id: resourceId.optional(),
+  state: z.enum(disputeStates).default('needs_response'),
+  reason: z.enum(reasons).optional(),
+  kind: z.enum(kinds).default('chargeback'),
+  amount: nonNegativeInteger.optional(),
+  currency: currency.optional(),
+  due_by: timestamp.optional(),
+  charge: text(255).optional(),
+  account: text(255).optional(),
+});
+export type TestDisputeInput = z.infer<typeof testDisputeInput>;

@@ -1,0 +1,146 @@
+import type { CorrespondenceItem, FieldValue, PastPayment, Product } from './evidence.js';
+import { disputeStates } from './states.js';
+import { missingFields, type TemplateShape } from './templates.js';
+
+/** The vocabularies of the dispute object (API.md section 3). */
+export const reasons = [
+  'general',
+  'fraudulent',
+  'duplicate',
+  'subscription_canceled',
+  'product_unacceptable',
+  'product_not_received',
+  'unrecognized',
+  'credit_not_processed',
+  'incorrect_account_details',
+  'insufficient_funds',
+  'bank_cannot_process',
+  'debit_not_authorized',
+  'goods_services_returned_or_refused',
+  'goods_services_cancelled',
+  'transaction_amount_differs',
+  'retrieved',
+  'customer_initiated',
+] as const;
+export type Reason = (typeof reasons)[number];
+
+export const processors = [
+  'stripe',
+  'braintree',
+  'paypal',
+  'adyen',
+  'checkout',
+  'worldpay',
+  'vantiv',
+  'amex',
+] as const;
+export type Processor = (typeof processors)[number];
+
+export const kinds = ['chargeback', 'pre_arbitration', 'retrieval'] as const;
+export const checks = ['pass', 'fail', 'unavailable', 'unchecked'] as const;
+export { disputeStates };
+
+/** The stored dispute as the serializer needs it (a database row satisfies this). */
+export interface DisputeRecord {
+  id: string;
+  livemode: boolean;
+  state: string;
+  reason: string;
+  kind: string;
+  source: string;
+  processor: string | null;
+  account: string | null;
+  chargedAt: Date | null;
+  disputedAt: Date | null;
+  dueBy: Date | null;
+  submittedAt: Date | null;
+  closedAt: Date | null;
+  submittedCount: number;
+  template: string | null;
+  fields: Record<string, FieldValue>;
+  products: Product[];
+  correspondence: CorrespondenceItem[];
+  pastPayments: PastPayment[];
+  charge: string | null;
+  isChargeRefundable: boolean | null;
+  amount: number | null;
+  currency: string | null;
+  fee: number | null;
+  reversalAmount: number | null;
+  reversalTotal: number | null;
+  reversalCurrency: string | null;
+  customer: string | null;
+  customerName: string | null;
+  customerEmail: string | null;
+  customerPurchaseIp: string | null;
+  addressZip: string | null;
+  addressLine1Check: string | null;
+  addressZipCheck: string | null;
+  cvcCheck: string | null;
+  statementDescriptor: string | null;
+  accountId: string | null;
+  referenceUrl: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Response timestamps: UTC, `YYYY-MM-DDTHH:MM:SS`, no zone suffix (API.md section 1). */
+export function formatTimestamp(date: Date | null): string | null {
+  return date ? date.toISOString().slice(0, 19) : null;
+}
+
+export const disputePath = (id: string) => `/v1/disputes/${id}`;
+
+/** The dispute object of API.md section 3; every field present, `null` when absent. */
+export function toDisputeObject(
+  dispute: DisputeRecord,
+  template: TemplateShape | null,
+  url = disputePath(dispute.id),
+) {
+  return {
+    object: 'dispute' as const,
+    id: dispute.id,
+    state: dispute.state,
+    reason: dispute.reason,
+    charged_at: formatTimestamp(dispute.chargedAt),
+    disputed_at: formatTimestamp(dispute.disputedAt),
+    due_by: formatTimestamp(dispute.dueBy),
+    submitted_at: formatTimestamp(dispute.submittedAt),
+    closed_at: formatTimestamp(dispute.closedAt),
+    submitted_count: dispute.submittedCount,
+    template: dispute.template,
+    fields: dispute.fields,
+    missing_fields: missingFields(template, dispute.fields, dispute),
+    products: dispute.products,
+    correspondence: dispute.correspondence,
+    past_payments: dispute.pastPayments,
+    charge: dispute.charge,
+    is_charge_refundable: dispute.isChargeRefundable,
+    amount: dispute.amount,
+    currency: dispute.currency,
+    fee: dispute.fee,
+    reversal_amount: dispute.reversalAmount,
+    reversal_total: dispute.reversalTotal,
+    reversal_currency: dispute.reversalCurrency,
+    customer: dispute.customer,
+    customer_name: dispute.customerName,
+    customer_email: dispute.customerEmail,
+    customer_purchase_ip: dispute.customerPurchaseIp,
+    address_zip: dispute.addressZip,
+    address_line1_check: dispute.addressLine1Check,
+    address_zip_check: dispute.addressZipCheck,
+    cvc_check: dispute.cvcCheck,
+    statement_descriptor: dispute.statementDescriptor,
+    account_id: dispute.accountId,
+    created: formatTimestamp(dispute.createdAt),
+    updated: formatTimestamp(dispute.updatedAt),
+    source: dispute.source,
+    processor: dispute.processor,
+    kind: dispute.kind,
+    account: dispute.account,
+    reference_url: dispute.referenceUrl,
+    livemode: dispute.livemode,
+    url,
+  };
+}
+export type DisputeObject = ReturnType<typeof toDisputeObject>;

@@ -1,0 +1,58 @@
+/**
+ * The error catalogue of API.md section 7: every error type the API can answer with, and its status.
+ * Nothing else maps a type to a status.
+ */
+export const errorStatus = {
+  authentication: 401,
+  insecure_connection: 403,
+  dispute_not_found: 404,
+  template_not_found: 400,
+  response_not_found: 404,
+  dispute_closed: 400,
+  dispute_overdue: 400,
+  dispute_submitted: 400,
+  dispute_uneditable: 400,
+  missing_template: 400,
+  missing_fields: 400,
+  invalid_fields: 400,
+  invalid_products: 400,
+  invalid_correspondence: 400,
+  invalid_past_payments: 400,
+  invalid_request: 400,
+  not_found: 404,
+  method_not_allowed: 405,
+  request_too_large: 413,
+  rate_limited: 429,
+  processor_error: 502,
+  server_error: 500,
+} as const satisfies Record<string, number>;
+
+export type ErrorType = keyof typeof errorStatus;
+
+/** Which error type a bad value under each evidence parameter answers with (API.md section 3). */
+export const evidenceErrors = {
+  fields: 'invalid_fields',
+  products: 'invalid_products',
+  correspondence: 'invalid_correspondence',
+  past_payments: 'invalid_past_payments',
+} as const satisfies Record<string, ErrorType>;
+
+export class ApiError extends Error {
+  readonly type: ErrorType;
+  readonly status: number;
+
+  /** `status` overrides the catalogue only where the contract gives one type two statuses (template_not_found). */
+  constructor(type: ErrorType, message: string, status?: number) {
+    super(message);
+    this.name = 'ApiError';
+    this.type = type;
+    this.status = status ?? errorStatus[type];
+  }
+}
+
+export const notFound = {
+  dispute: (id: string) => new ApiError('dispute_not_found', `No dispute with id '${id}'.`),
+  /** On the templates endpoints the template is the resource (404); named by a dispute it is a bad parameter (400). */
+  template: (id: string, asParameter: boolean) =>
+    new ApiError('template_not_found', `No template with id '${id}'.`, asParameter ? 400 : 404),
+};

@@ -1,0 +1,95 @@
+import { z } from 'zod';
+
+/**
+ * Building blocks for request parameters. Form bodies and query strings carry every value as text, so each
+ * block accepts the JSON type or its text form (`"true"`, `"42"`, a JSON-text array) and nothing looser:
+ * `1.5`, `"abc"` or `{}` for an integer is still refused.
+ */
+
+const maxText = 10_000;
+
+export const text = (max = maxText) => z.string().max(max, `must be at most ${max} characters`);
+
+/** Dispute and template ids: 1-255 characters of A-Z a-z 0-9 _ - . : (API.md section 4). */
+export const idPattern = /^[A-Za-z0-9_\-.:]{1,255}$/;
+export const resourceId = z.string().regex(idPattern, 'must be 1-255 characters of A-Z a-z 0-9 _ - . :');
+
+export const integer = z.union([
+  z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER),
+  z
+    .string()
+    .regex(/^-?\d{1,15}$/, 'must be an integer')
+    .transform(Number),
+]);
+
+export const nonNegativeInteger = integer.pipe(z.number().min(0, 'must not be negative'));
+
+export const boolean = z.union([
+  z.boolean(),
+  z.enum(['true', 'false']).transform((value) => value === 'true'),
+]);
+
+/** An array sent as JSON, or as one JSON-text value in a form or query string. */
+export function jsonArray<T extends z.ZodType>(item: T, max: number) {
+  return z.preprocess(
+    (value) => {
+      if (typeof value !== 'string') return value;
+      try {
+        return JSON.parse(value);
+      } catch {
+        return value;
+      }
+    },
+    z
+      .array(item, 'must be an array (in a form, one JSON-text value)')
+      .max(max, `must have at most ${max} items`),
+  );
+}
+
+const isoTimestamp =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+
+/** Request timestamps: ISO 8601 with or without a zone (none means UTC) or Unix seconds. */
+export const timestamp = z.union([z.number(), z.string().max(40)]).transform((value, ctx) => {
+  const parsed = parseTimestamp(value);
+  if (!parsed) {
+    ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 timestamp or Unix seconds' });
+    return z.NEVER;
+  }
+  return parsed;
+});
+
+export function parseTimestamp(value: number | string): Date | null {
+  if (typeof value === 'number' || /^\d{1,11}$/.test(value)) {
+    const seconds = Number(value);
+    if (!Number.isInteger(seconds) || seconds < 0 || seconds > 253_402_300_799) return null;
+    return new Date(seconds * 1000);
+  }
+  const match = isoTimestamp.exec(value);
+  if (!match) return null;
+  const withZone = match[7] ? value : `${value}${match[4] ? '' : 'T00:00:00'}Z`;
+  const date = new Date(withZone.replace(' ', 'T'));
+  if (Number.isNaN(date.getTime())) return null;
+  // Date accepts 2021-02-31 by rolling over; a timestamp a client mistyped should be refused instead.
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const calendar = new Date(Date.UTC(year, month - 1, day));
+  if (calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) return null;
+  return date;
+}
+
+export const absoluteUrl = z
+  .string()
+  .max(2048, 'must be at most 2048 characters')
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return url.protocol === 'http:' || url.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute http or https URL');
+
+export const currency = z
+  .string()
+  .regex(/^[A-Za-z]{3}$/, 'must be a 3-letter currency code')
+  .transform((value) => value.toLowerCase());

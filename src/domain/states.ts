@@ -1,0 +1,124 @@
+import type { ErrorType } from './errors.js';
+import { type ApiVersion, isOn } from './versions.js';
+
+/**
+ * The dispute state x action table of API.md section 5, as data. Services ask `decide()`; no other module
+ * branches on a dispute's state to allow or refuse an action.
+ */
+export const disputeStates = [
+  'needs_response',
+  'compiling_evidence',
+  'submitted',
+  'under_review',
+  'won',
+  'lost',
+  'warning_needs_response',
+  'warning_under_review',
+  'warning_closed',
+  'response_disabled',
+  'charge_refunded',
+  'requires_review',
+  'accepted',
+  'queued',
+] as const;
+export type DisputeState = (typeof disputeStates)[number];
+
+export const actions = ['update', 'submit', 'queue', 'accept'] as const;
+export type Action = (typeof actions)[number];
+
+type Cell =
+  | { do: 'proceed' }
+  /** Nothing to do: the dispute is already where the action would take it (accept on accepted). */
+  | { do: 'unchanged' }
+  /** Held for a person (manual review): 202 unless the client forces it. */
+  | { do: 'hold_unless_forced' }
+  /** An accepted dispute: proceeds before the 2020-02-28 gate, held without force from it on. */
+  | { do: 'hold_accepted' }
+  | { do: 'refuse'; error: ErrorType };
+
+const proceed: Cell = { do: 'proceed' };
+const refuse = (error: ErrorType): Cell => ({ do: 'refuse', error });
+
+const open = { update: proceed, submit: proceed, queue: proceed, accept: proceed };
+const inFlight = {
+  update: refuse('dispute_uneditable'),
+  submit: refuse('dispute_submitted'),
+  queue: refuse('dispute_submitted'),
+  accept: refuse('dispute_uneditable'),
+};
+const answered = {
+  update: refuse('dispute_uneditable'),
+  submit: refuse('dispute_submitted'),
+  queue: refuse('dispute_submitted'),
+  accept: refuse('dispute_submitted'),
+};
+const decided = {
+  update: refuse('dispute_closed'),
+  submit: refuse('dispute_closed'),
+  queue: refuse('dispute_closed'),
+  accept: refuse('dispute_closed'),
+};
+const outOfReach = {
+  update: refuse('dispute_uneditable'),
+  submit: refuse('dispute_uneditable'),
+  queue: refuse('dispute_uneditable'),
+  accept: refuse('dispute_uneditable'),
+};
+
+export const stateTable: Record<DisputeState, Record<Action, Cell>> = {
+  needs_response: open,
+  warning_needs_response: open,
+  queued: open,
+  requires_review: {
+    update: proceed,
+    submit: { do: 'hold_unless_forced' },
+    queue: { do: 'hold_unless_forced' },
+    accept: proceed,
+  },
+  accepted: {
+    update: proceed,
+    submit: { do: 'hold_accepted' },
+    queue: { do: 'hold_accepted' },
+    accept: { do: 'unchanged' },
+  },
+  compiling_evidence: inFlight,
+  submitted: answered,
+  under_review: answered,
+  warning_under_review: answered,
+  won: decided,
+  lost: decided,
+  warning_closed: outOfReach,
+  charge_refunded: outOfReach,
+  response_disabled: outOfReach,
+};
+
+export type Decision =
+  | { outcome: 'proceed' }
+  | { outcome: 'unchanged' }
+  | { outcome: 'hold' }
+  | { outcome: 'refuse'; error: ErrorType };
+
+export function decide(
+  state: DisputeState,
+  action: Action,
+  context: { force: boolean; version: ApiVersion },
+): Decision {
+  const cell = stateTable[state][action];
+  switch (cell.do) {
+    case 'proceed':
+      return { outcome: 'proceed' };
+    case 'unchanged':
+      return { outcome: 'unchanged' };
+    case 'refuse':
+      return { outcome: 'refuse', error: cell.error };
+    case 'hold_unless_forced':
+      return context.force ? { outcome: 'proceed' } : { outcome: 'hold' };
+    case 'hold_accepted':
+      return context.force || !isOn(context.version, 'acceptedNeedsForce')
+        ? { outcome: 'proceed' }
+        : { outcome: 'hold' };
+  }
+}
+
+/** States the processor decided: mirroring may move a dispute out of a service-local state only into these. */
+export const closedStates: readonly DisputeState[] = ['won', 'lost', 'charge_refunded', 'warning_closed'];

@@ -1,0 +1,79 @@
+/**
+ * API versions and the behaviour gates of API.md section 2. This is the only module that compares
+ * version strings: everything else asks `isOn(version, gate)`.
+ */
+export const apiVersions = ['2016-03-05', '2017-10-30', '2020-02-28', '2021-09-15'] as const;
+export type ApiVersion = (typeof apiVersions)[number];
+
+export const latestVersion: ApiVersion = '2021-09-15';
+
+export const gates = {
+  /** Legacy parameter and payload names (customer_name, user_id, external_*, dispute_id) are gone. */
+  modernNames: '2017-10-30',
+  /** Accept rules also run on update and submit; an accepted dispute submits only with force. */
+  acceptedNeedsForce: '2020-02-28',
+  /** dispute.closed is sent for every closed dispute, not only those this service submitted. */
+  closedForEveryDispute: '2021-09-15',
+} as const satisfies Record<string, ApiVersion>;
+
+export type Gate = keyof typeof gates;
+
+export function isApiVersion(value: string): value is ApiVersion {
+  return (apiVersions as readonly string[]).includes(value);
+}
+
+/** True when `version` is at or after the date that turns `gate` on. ISO dates compare as strings. */
+export function isOn(version: ApiVersion, gate: Gate): boolean {
+  return version >= gates[gate];
+}
+
+/**
+ * Parameter names from before 2017-10-30, as `legacy name -> current name`. Requests on older versions
+ * have them renamed before validation; from 2017-10-30 they are unknown parameters, ignored like any other.
+ * A current name sent alongside wins.
+ */
+const legacyParameters = {
+  evidence: { user_id: 'account_id' },
+  create: {
+    external_identifier: 'id',
+    external_charge: 'charge',
+    external_customer: 'customer',
+    user_id: 'account_id',
+  },
+} as const;
+
+/** Before 2017-10-30, submit and update took these top-level; they are kept as keys of `fields`. */
+const legacyFieldParameters = ['customer_name', 'customer_email'] as const;
+
+export function renameLegacyParameters(
+  version: ApiVersion,
+  endpoint: keyof typeof legacyParameters,
+  input: Record<string, unknown>,
+): Record<string, unknown> {
+  if (isOn(version, 'modernNames')) return input;
+  const renamed: Record<string, unknown> = { ...input };
+  for (const [legacy, current] of Object.entries(legacyParameters[endpoint])) {
+    if (legacy in input && !(current in input)) renamed[current] = input[legacy];
+    delete renamed[legacy];
+  }
+  if (endpoint === 'evidence') {
+    const lifted = legacyFieldParameters.filter((name) => name in input);
+    if (lifted.length > 0) {
+      const fields = isPlainObject(input.fields)
+        ? { ...input.fields }
+        : input.fields === undefined
+          ? {}
+          : input.fields;
+      if (isPlainObject(fields)) {
+        for (const name of lifted) if (!(name in fields)) fields[name] = input[name];
+      }
+      renamed.fields = fields;
+      for (const name of lifted) delete renamed[name];
+    }
+  }
+  return renamed;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

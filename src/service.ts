@@ -1,0 +1,72 @@
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { createApp } from './api/app.js';
+import type { Config } from './config.js';
+import { connectDatabase } from './db/client.js';
+import { runMigrations } from './db/migrate.js';
+import { createLogger, type Logger } from './logger.js';
+import { createAdapterRegistry } from './processors/registry.js';
+import { KeyResolver } from './services/authenticate.js';
+import { createInlineSubmitter } from './services/submissions.js';
+import { loadTls } from './tls.js';
+
+export interface RunningService {
+  httpsPort: number;
+  httpPort: number | undefined;
+  logger: Logger;
+  close(): Promise<void>;
+}
+
+/** Migrates, then serves the API over HTTPS (and the optional plain listener that only refuses). */
+export async function startService(
+  config: Config,
+  logger = createLogger(config.LOG_LEVEL),
+): Promise<RunningService> {
+  const database = connectDatabase(config.DATABASE_URL);
+  await runMigrations(database.db);
+  const keys = new KeyResolver(database, config.KEY_CACHE_SECONDS * 1000);
+  await keys.listen();
+  const adapters = createAdapterRegistry();
+  const app = createApp({
+    db: database.db,
+    keys,
+    adapters,
+    submitter: createInlineSubmitter({ db: database.db, adapters, logger }),
+    logger,
+    trustProxy: config.TRUST_PROXY,
+  });
+
+  const tls = await loadTls(config);
+  const https = createHttpsServer({ cert: tls.cert, key: tls.key }, app);
+  const httpsPort = await listen(https, config.PORT);
+  logger.info({ port: httpsPort, certificate: tls.origin }, 'serving HTTPS');
+  const http = config.HTTP_PORT === undefined ? undefined : createHttpServer(app);
+  const httpPort = http && (await listen(http, config.HTTP_PORT ?? 0));
+  if (http) logger.info({ port: httpPort }, 'plain HTTP listener: answers /v1 with 403 insecure_connection');
+
+  return {
+    httpsPort,
+    httpPort,
+    logger,
+    async close() {
+      await Promise.all([closeServer(https), http && closeServer(http)]);
+      await keys.close();
+      await database.close();
+    },
+  };
+}
+
+function listen(server: Server, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+}

@@ -1,0 +1,369 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Db, Tx } from '../db/client.js';
+import { disputes, templates } from '../db/schema/index.js';
+import type { CreateInput, EvidenceInput, SubmitInput, UpdateInput } from '../domain/dispute-input.js';
+import { ApiError, notFound } from '../domain/errors.js';
+import { type Action, type DisputeState, decide } from '../domain/states.js';
+import { checkFieldValues, mergeFields, missingFields } from '../domain/templates.js';
+import type { ApiVersion } from '../domain/versions.js';
+import type { AdapterRegistry } from '../processors/registry.js';
+import type { Principal } from './authenticate.js';
+import {
+  type DisputeRow,
+  findDispute,
+  loadTemplate,
+  ownedBy,
+  type TemplateRow,
+  templateOfDispute,
+} from './dispute-records.js';
+import { recordDisputeEvent } from './events.js';
+import { type PageQuery, planPage } from './paging.js';
+import { prepareSubmission, type Submitter } from './submissions.js';
+
+/**
+ * Dispute use cases: update, submit, queue, accept, create. Each runs in one transaction that locks the
+ * dispute, asks the state table what the action may do, writes the change with its outbox event, and
+ * only then (outside the transaction) hands a prepared submission to the submitter.
+ */
+
+export interface DisputeDeps {
+  db: Db;
+  adapters: AdapterRegistry;
+  submitter: Submitter;
+  now?: () => Date;
+}
+
+/** Who asks, and under which API version (the request's header or the organisation's default). */
+export interface Caller extends Principal {
+  version: ApiVersion;
+}
+
+export interface DisputeOutcome {
+  status: 200 | 201 | 202;
+  dispute: DisputeRow;
+  template: TemplateRow | null;
+}
+
+type Change = Partial<typeof disputes.$inferInsert>;
+
+export async function retrieveDispute(db: Db, caller: Caller, id: string) {
+  return findDispute(db, caller, id);
+}
+
+export interface ListQuery extends PageQuery {
+  states?: DisputeState[];
+  account?: string;
+}
+
+export async function listDisputes(db: Db, caller: Caller, query: ListQuery) {
+  const scope = ownedBy(disputes, caller);
+  const page = await planPage(db, disputes, scope, query);
+  const conditions = [scope, page.after];
+  if (query.states?.length) conditions.push(inArray(disputes.state, query.states));
+  if (query.account !== undefined) conditions.push(eq(disputes.account, query.account));
+  const rows = await db
+    .select({ dispute: disputes, template: templates })
+    .from(disputes)
+    .leftJoin(templates, templateOfDispute)
+    .where(and(...conditions))
+    .orderBy(...page.orderBy)
+    .limit(page.limit);
+  return page.finish(rows);
+}
+
+export async function updateDispute(deps: DisputeDeps, caller: Caller, id: string, input: UpdateInput) {
+  if (input.submit) return submitDispute(deps, caller, id, { ...input, queue: input.queue ?? false });
+  if (input.queue === true) return queueDispute(deps, caller, id, input);
+  return inTransaction(deps, caller, id, 'update', input, async ({ tx, dispute, template, change }) => {
+    if (dispute.state === 'queued') {
+      if (input.queue === false) {
+        Object.assign(change, { state: 'needs_response', submitAt: null });
+      } else {
+        // A queued dispute is submitted unattended later, so an edit must leave it submittable.
+        const problem = submitProblem({ ...dispute, ...change }, template, now(deps));
+        if (problem) throw problem;
+      }
+    }
+    const updated = await write(tx, dispute, change);
+    if (updated.state !== dispute.state) await recordDisputeEvent(tx, 'dispute.updated', updated, template);
+    return { status: 200, dispute: updated, template };
+  });
+}
+
+export async function submitDispute(
+  deps: DisputeDeps,
+  caller: Caller,
+  id: string,
+  input: SubmitInput,
+): Promise<DisputeOutcome> {
+  if (input.queue) return queueDispute(deps, caller, id, input);
+  let prepared: { submissionId: string; template: TemplateRow | null } | undefined;
+  // The evidence is saved even when the submission is then refused (API.md section 4), so a refusal found
+  // after saving is returned from the transaction and thrown once it has committed.
+  let refusal: ApiError | null = null;
+  const outcome = await inTransaction(
+    deps,
+    caller,
+    id,
+    'submit',
+    input,
+    async ({ tx, dispute, template, change, decision }) => {
+      if (input.account !== undefined) change.account = input.account;
+      const saved = await write(tx, dispute, change);
+      if (decision === 'hold') return { status: 202, dispute: saved, template };
+      refusal = submitProblem(saved, template, now(deps));
+      if (refusal) return { status: 200, dispute: saved, template };
+      const adapter = deps.adapters.forDispute(saved).name;
+      prepared = { submissionId: await prepareSubmission(tx, saved, adapter), template };
+      return { status: 201, dispute: saved, template };
+    },
+  );
+  if (refusal) throw refusal;
+  if (!prepared) return outcome;
+  return runPrepared(deps, caller, id, prepared.submissionId);
+}
+
+async function queueDispute(deps: DisputeDeps, caller: Caller, id: string, input: EvidenceInput) {
+  return inTransaction(
+    deps,
+    caller,
+    id,
+    'queue',
+    input,
+    async ({ tx, dispute, template, change, decision }) => {
+      if (decision === 'hold') return { status: 202, dispute: await write(tx, dispute, change), template };
+      const problem = submitProblem({ ...dispute, ...change }, template, now(deps));
+      if (problem) throw problem;
+      Object.assign(change, {
+        state: 'queued',
+        submitAt: submitAt(dispute.dueBy, caller.queueLeadMinutes, now(deps)),
+      });
+      const updated = await write(tx, dispute, change);
+      await recordDisputeEvent(tx, 'dispute.updated', updated, template);
+      return { status: 200, dispute: updated, template };
+    },
+  );
+}
+
+export async function acceptDispute(deps: DisputeDeps, caller: Caller, id: string): Promise<DisputeOutcome> {
+  return inTransaction(
+    deps,
+    caller,
+    id,
+    'accept',
+    {},
+    async ({ tx, dispute, template, change, decision }) => {
+      if (decision === 'unchanged') return { status: 200, dispute, template };
+      // Accepting is bookkeeping here: nothing goes to the processor, and a queued submission is dropped.
+      Object.assign(change, { state: 'accepted', submitAt: null });
+      const updated = await write(tx, dispute, change);
+      await recordDisputeEvent(tx, 'dispute.updated', updated, template);
+      return { status: 200, dispute: updated, template };
+    },
+  );
+}
+
+/**
+ * Creates a standalone dispute (`source: api`). With `submit` or `queue` the dispute must be submittable
+ * at once; otherwise nothing is created, so a create either happens whole or not at all.
+ */
+export async function createDispute(
+  deps: DisputeDeps,
+  caller: Caller,
+  input: CreateInput,
+): Promise<DisputeOutcome> {
+  const at = now(deps);
+  let submissionId: string | undefined;
+  const outcome = await deps.db.transaction(async (tx): Promise<DisputeOutcome> => {
+    const template = await requireTemplate(tx, caller, input.template ?? null);
+    const values = {
+      orgId: caller.orgId,
+      livemode: caller.livemode,
+      id: input.id,
+      state: input.state,
+      reason: input.reason,
+      kind: input.kind,
+      source: 'api',
+      processor: input.processor ?? null,
+      chargedAt: input.charged_at,
+      disputedAt: input.disputed_at,
+      dueBy: input.due_by,
+      charge: input.charge,
+      amount: input.amount,
+      currency: input.currency,
+      customer: input.customer ?? null,
+      fee: input.fee ?? null,
+      reversalAmount: input.reversal_amount ?? null,
+      reversalTotal: input.reversal_total ?? reversalTotal(input.reversal_amount, input.fee),
+      reversalCurrency: input.reversal_currency ?? null,
+      isChargeRefundable: input.is_charge_refundable ?? null,
+      submittedCount: input.submitted_count,
+      addressLine1Check: input.address_line1_check ?? null,
+      addressZipCheck: input.address_zip_check ?? null,
+      cvcCheck: input.cvc_check ?? null,
+      template: input.template ?? null,
+      fields: checkFieldValues(template, mergeFields({}, input.fields)),
+      products: input.products ?? [],
+      correspondence: input.correspondence ?? [],
+      pastPayments: input.past_payments ?? [],
+      referenceUrl: input.reference_url ?? null,
+      accountId: input.account_id ?? null,
+      createdAt: at,
+      updatedAt: at,
+    };
+    const [created] = await tx.insert(disputes).values(values).onConflictDoNothing().returning();
+    if (!created) throw new ApiError('invalid_request', `A dispute with id '${input.id}' already exists.`);
+    await recordDisputeEvent(tx, 'dispute.created', created, template);
+    if (!input.submit && !input.queue) return { status: 201, dispute: created, template };
+
+    const problem = submitProblem(created, template, at);
+    if (problem) throw problem;
+    if (input.queue) {
+      const queued = await write(tx, created, {
+        state: 'queued',
+        submitAt: submitAt(created.dueBy, caller.queueLeadMinutes, at),
+      });
+      await recordDisputeEvent(tx, 'dispute.updated', queued, template);
+      return { status: 201, dispute: queued, template };
+    }
+    submissionId = await prepareSubmission(tx, created, deps.adapters.forDispute(created).name);
+    return { status: 201, dispute: created, template };
+  });
+  if (!submissionId) return outcome;
+  return runPrepared(deps, caller, input.id, submissionId);
+}
+
+interface Step {
+  tx: Tx;
+  dispute: DisputeRow;
+  template: TemplateRow | null;
+  /** The client's evidence, checked and merged; the step adds its own columns before writing. */
+  change: Change;
+  decision: 'proceed' | 'hold' | 'unchanged';
+}
+
+/** Locks the dispute, applies the state table, and checks the evidence, all before `step` writes. */
+async function inTransaction(
+  deps: DisputeDeps,
+  caller: Caller,
+  id: string,
+  action: Action,
+  input: Partial<EvidenceInput>,
+  step: (step: Step) => Promise<DisputeOutcome>,
+): Promise<DisputeOutcome> {
+  return deps.db.transaction(async (tx) => {
+    const { dispute, template: stored } = await findDispute(tx, caller, id, { forUpdate: true });
+    const decision = decide(dispute.state as DisputeState, action, {
+      force: input.force ?? false,
+      version: caller.version,
+    });
+    if (decision.outcome === 'refuse')
+      throw new ApiError(decision.error, refusalMessage(decision.error, dispute));
+    const { change, template } = await checkEvidence(tx, caller, dispute, stored, input);
+    return step({ tx, dispute, template, change, decision: decision.outcome });
+  });
+}
+
+async function checkEvidence(
+  tx: Tx,
+  caller: Caller,
+  dispute: DisputeRow,
+  stored: TemplateRow | null,
+  input: Partial<EvidenceInput>,
+): Promise<{ change: Change; template: TemplateRow | null }> {
+  const template = input.template === undefined ? stored : await requireTemplate(tx, caller, input.template);
+  const change: Change = {};
+  if (input.template !== undefined) change.template = input.template;
+  if (input.fields !== undefined || input.template !== undefined) {
+    change.fields = checkFieldValues(template, mergeFields(dispute.fields, input.fields));
+  }
+  if (input.products !== undefined) change.products = input.products;
+  if (input.correspondence !== undefined) change.correspondence = input.correspondence;
+  if (input.past_payments !== undefined) change.pastPayments = input.past_payments;
+  if (input.reference_url !== undefined) change.referenceUrl = input.reference_url;
+  if (input.account_id !== undefined) change.accountId = input.account_id;
+  // A client-supplied charge fills in for processors whose access is read-only; it never replaces one.
+  if (input.charge !== undefined && dispute.charge === null) change.charge = input.charge;
+  return { change, template };
+}
+
+async function requireTemplate(tx: Tx, caller: Caller, id: string | null): Promise<TemplateRow | null> {
+  if (id === null) return null;
+  const template = await loadTemplate(tx, caller, id);
+  if (!template) throw notFound.template(id, true);
+  return template;
+}
+
+/** Why the dispute cannot be submitted as it stands, or null when it can. */
+function submitProblem(
+  dispute: Pick<DisputeRow, 'template' | 'fields' | 'dueBy'> & Parameters<typeof missingFields>[2],
+  template: TemplateRow | null,
+  at: Date,
+): ApiError | null {
+  if (!dispute.template)
+    return new ApiError('missing_template', 'A template is required to submit a dispute.');
+  if (!template) return notFound.template(dispute.template, true);
+  const missing = missingFields(template, dispute.fields ?? {}, dispute);
+  const keys = Object.keys(missing);
+  if (keys.length > 0) {
+    return new ApiError(
+      'missing_fields',
+      `Missing required fields: ${keys.map((key) => `${key} (${missing[key]})`).join(', ')}.`,
+    );
+  }
+  if (dispute.dueBy && dispute.dueBy.getTime() <= at.getTime()) {
+    return new ApiError(
+      'dispute_overdue',
+      `The dispute was due by ${dispute.dueBy.toISOString().slice(0, 19)}.`,
+    );
+  }
+  return null;
+}
+
+/** Queued disputes go out `queue lead` before the deadline, or at once when that moment has passed. */
+function submitAt(dueBy: Date | null, leadMinutes: number, at: Date): Date {
+  if (!dueBy) return at;
+  const planned = new Date(dueBy.getTime() - leadMinutes * 60_000);
+  return planned.getTime() > at.getTime() ? planned : at;
+}
+
+function reversalTotal(amount: number | null | undefined, fee: number | null | undefined): number | null {
+  return amount === undefined || amount === null ? null : amount + (fee ?? 0);
+}
+
+const refusalMessages: Partial<Record<ApiError['type'], string>> = {
+  dispute_closed: 'is closed',
+  dispute_submitted: 'has already been submitted',
+  dispute_uneditable: 'cannot be changed',
+};
+
+function refusalMessage(error: ApiError['type'], dispute: DisputeRow): string {
+  return `Dispute '${dispute.id}' ${refusalMessages[error] ?? 'cannot take this action'} (state ${dispute.state}).`;
+}
+
+async function write(tx: Tx, dispute: DisputeRow, change: Change): Promise<DisputeRow> {
+  const [updated] = await tx
+    .update(disputes)
+    .set({ ...change, version: sql`${disputes.version} + 1`, updatedAt: new Date() })
+    .where(eq(disputes.uid, dispute.uid))
+    .returning();
+  if (!updated) throw new Error(`dispute ${dispute.uid} vanished inside its transaction`);
+  return updated;
+}
+
+async function runPrepared(
+  deps: DisputeDeps,
+  caller: Caller,
+  id: string,
+  submissionId: string,
+): Promise<DisputeOutcome> {
+  const result = await deps.submitter.submit(submissionId);
+  const { dispute, template } = await findDispute(deps.db, caller, id);
+  if (result.status === 'failed')
+    throw new ApiError('processor_error', `The processor did not accept the evidence: ${result.message}`);
+  return { status: result.status === 'succeeded' ? 201 : 202, dispute, template };
+}
+
+function now(deps: DisputeDeps): Date {
+  return deps.now?.() ?? new Date();
+}

@@ -1,0 +1,80 @@
+import { and, eq } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import { templates } from '../db/schema/index.js';
+import { ApiError, notFound } from '../domain/errors.js';
+import type { CreateTemplateInput, TemplateInput } from '../domain/templates.js';
+import { ownedBy, type TemplateRow, type Tenant } from './dispute-records.js';
+import { type PageQuery, planPage } from './paging.js';
+
+/** Templates CRUD (API.md section 6): each template belongs to one organisation and mode. */
+
+export async function createTemplate(
+  db: Db,
+  tenant: Tenant,
+  input: CreateTemplateInput,
+): Promise<TemplateRow> {
+  const [created] = await db
+    .insert(templates)
+    .values({ ...tenant, id: input.id, ...columns(input) })
+    .onConflictDoNothing()
+    .returning();
+  if (!created) throw new ApiError('invalid_request', `A template with id '${input.id}' already exists.`);
+  return created;
+}
+
+export async function retrieveTemplate(db: Db, tenant: Tenant, id: string): Promise<TemplateRow> {
+  const [row] = await db
+    .select()
+    .from(templates)
+    .where(and(ownedBy(templates, tenant), eq(templates.id, id)));
+  if (!row) throw notFound.template(id, false);
+  return row;
+}
+
+export async function listTemplates(db: Db, tenant: Tenant, query: PageQuery) {
+  const scope = ownedBy(templates, tenant);
+  const page = await planPage(db, templates, scope, query);
+  const rows = await db
+    .select()
+    .from(templates)
+    .where(and(scope, page.after))
+    .orderBy(...page.orderBy)
+    .limit(page.limit);
+  return page.finish(rows);
+}
+
+export async function updateTemplate(
+  db: Db,
+  tenant: Tenant,
+  id: string,
+  input: TemplateInput,
+): Promise<TemplateRow> {
+  const [updated] = await db
+    .update(templates)
+    .set({ ...columns(input), updatedAt: new Date() })
+    .where(and(ownedBy(templates, tenant), eq(templates.id, id)))
+    .returning();
+  if (!updated) throw notFound.template(id, false);
+  return updated;
+}
+
+/** Disputes that name a deleted template keep the name; submitting them answers template_not_found. */
+export async function deleteTemplate(db: Db, tenant: Tenant, id: string): Promise<TemplateRow> {
+  const [deleted] = await db
+    .delete(templates)
+    .where(and(ownedBy(templates, tenant), eq(templates.id, id)))
+    .returning();
+  if (!deleted) throw notFound.template(id, false);
+  return deleted;
+}
+
+/** Only the attributes the client sent: an update leaves the others as they are. */
+function columns(input: TemplateInput) {
+  return {
+    ...(input.name !== undefined && { name: input.name }),
+    ...(input.description !== undefined && { description: input.description }),
+    ...(input.fields !== undefined && { fields: input.fields }),
+    ...(input.reasons !== undefined && { reasons: input.reasons }),
+    ...(input.body !== undefined && { body: input.body }),
+  };
+}

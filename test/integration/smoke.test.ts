@@ -1,0 +1,36 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApi, type TestApi } from '../helpers/api.js';
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi();
+});
+afterAll(async () => {
+  await api.close();
+});
+
+describe('the API over HTTPS', () => {
+  it('lists no disputes for a new organisation', async () => {
+    const org = await api.createOrg();
+    const response = await api.call('GET', '/v1/disputes', { key: org.test_key });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      object: 'list',
+      data: [],
+      has_more: false,
+      livemode: false,
+      url: '/v1/disputes',
+    });
+  });
+
+  it('refuses a request over plain HTTP with 403 insecure_connection', async () => {
+    const org = await api.createOrg();
+    const response = await api.callPlain('GET', '/v1/disputes', { key: org.test_key });
+    expect(response.status).toBe(403);
+    expect(response.body).toEqual({
+      url: '/v1/disputes',
+      livemode: false,
+      error: { status: 403, type: 'insecure_connection', message: 'Requests must be made over HTTPS.' },
+    });
+  });
+});
