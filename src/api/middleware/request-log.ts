@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { NextFunction, Request, Response } from 'express';
 import { pinoHttp } from 'pino-http';
-import type { Logger } from '../../logger.js';
+import { type Logger, logContext } from '../../logger.js';
 
 const clientRequestId = /^[A-Za-z0-9_.:-]{1,100}$/;
 
@@ -10,7 +11,7 @@ const clientRequestId = /^[A-Za-z0-9_.:-]{1,100}$/;
  * echoes it in `Request-Id`, and logs one line per request with it. Bodies are not logged.
  */
 export function requestLog(logger: Logger) {
-  return pinoHttp({
+  const log = pinoHttp({
     logger,
     genReqId(req: IncomingMessage, res: ServerResponse) {
       const sent = req.headers['request-id'] ?? req.headers['x-request-id'];
@@ -34,4 +35,8 @@ export function requestLog(logger: Logger) {
       res: (res: { statusCode: number }) => ({ status: res.statusCode }),
     },
   });
+  return (req: Request, res: Response, next: NextFunction): void => {
+    log(req, res);
+    logContext.run({ requestId: String(req.id) }, next);
+  };
 }
