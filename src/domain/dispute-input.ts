@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { checks, disputeStates, kinds, processors, reasons } from './disputes.js';
 import { correspondence, fields, pastPayments, products } from './evidence.js';
 import {
   absoluteUrl,
@@ -11,6 +10,8 @@ import {
   text,
   timestamp,
 } from './params.js';
+import { disputeStates } from './states.js';
+import { checks, kinds, processors, reasons } from './vocabulary.js';
 
 /** Request parameters for the dispute endpoints (API.md section 4), shared by update, submit and create. */
 

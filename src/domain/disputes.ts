@@ -1,44 +1,5 @@
 import type { CorrespondenceItem, FieldValue, PastPayment, Product } from './evidence.js';
-import { disputeStates } from './states.js';
-import { missingFields, type TemplateShape } from './templates.js';
-
-/** The vocabularies of the dispute object (API.md section 3). */
-export const reasons = [
-  'general',
-  'fraudulent',
-  'duplicate',
-  'subscription_canceled',
-  'product_unacceptable',
-  'product_not_received',
-  'unrecognized',
-  'credit_not_processed',
-  'incorrect_account_details',
-  'insufficient_funds',
-  'bank_cannot_process',
-  'debit_not_authorized',
-  'goods_services_returned_or_refused',
-  'goods_services_cancelled',
-  'transaction_amount_differs',
-  'retrieved',
-  'customer_initiated',
-] as const;
-export type Reason = (typeof reasons)[number];
-
-export const processors = [
-  'stripe',
-  'braintree',
-  'paypal',
-  'adyen',
-  'checkout',
-  'worldpay',
-  'vantiv',
-  'amex',
-] as const;
-export type Processor = (typeof processors)[number];
-
-export const kinds = ['chargeback', 'pre_arbitration', 'retrieval'] as const;
-export const checks = ['pass', 'fail', 'unavailable', 'unchecked'] as const;
-export { disputeStates };
+import { type FillingAttributes, missingFields, type TemplateShape } from './templates.js';
 
 /** The stored dispute as the serializer needs it (a database row satisfies this). */
 export interface DisputeRecord {
@@ -84,6 +45,24 @@ export interface DisputeRecord {
   updatedAt: Date;
 }
 
+/**
+ * The attributes that satisfy a required template field of the same name (API.md section 3,
+ * missing_fields), under their API names.
+ */
+export function fillingAttributes(dispute: DisputeRecord): FillingAttributes {
+  return {
+    customer_name: dispute.customerName,
+    customer_email: dispute.customerEmail,
+    customer_purchase_ip: dispute.customerPurchaseIp,
+    charge: dispute.charge,
+    amount: dispute.amount,
+    currency: dispute.currency,
+    charged_at: dispute.chargedAt,
+    statement_descriptor: dispute.statementDescriptor,
+    address_zip: dispute.addressZip,
+  };
+}
+
 /** Response timestamps: UTC, `YYYY-MM-DDTHH:MM:SS`, no zone suffix (API.md section 1). */
 export function formatTimestamp(date: Date | null): string | null {
   return date ? date.toISOString().slice(0, 19) : null;
@@ -110,7 +89,7 @@ export function toDisputeObject(
     submitted_count: dispute.submittedCount,
     template: dispute.template,
     fields: dispute.fields,
-    missing_fields: missingFields(template, dispute.fields, dispute),
+    missing_fields: missingFields(template, dispute.fields, fillingAttributes(dispute)),
     products: dispute.products,
     correspondence: dispute.correspondence,
     past_payments: dispute.pastPayments,

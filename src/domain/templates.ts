@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { reasons } from './disputes.js';
 import { ApiError } from './errors.js';
 import { type FieldValue, fieldKey } from './evidence.js';
 import { jsonArray, resourceId, text } from './params.js';
+import { reasons } from './vocabulary.js';
 
 /** Template field types (API.md section 3) and how a value of each is checked and normalised. */
 export const fieldTypes = ['text', 'date', 'number', 'amount', 'url', 'email'] as const;
@@ -88,7 +88,7 @@ export const attributesFillingFields = [
   'statement_descriptor',
   'address_zip',
 ] as const;
-type FillingAttributes = Partial<Record<(typeof attributesFillingFields)[number], unknown>>;
+export type FillingAttributes = Partial<Record<(typeof attributesFillingFields)[number], unknown>>;
 
 /** `{key: type}` for each required field that neither `fields` nor a same-named attribute provides. */
 export function missingFields(

@@ -2,6 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client.js';
 import { disputes, templates } from '../db/schema/index.js';
 import type { CreateInput, EvidenceInput, SubmitInput, UpdateInput } from '../domain/dispute-input.js';
+import { fillingAttributes, formatTimestamp } from '../domain/disputes.js';
 import { ApiError, notFound } from '../domain/errors.js';
 import { type Action, type DisputeState, decide } from '../domain/states.js';
 import { checkFieldValues, mergeFields, missingFields } from '../domain/templates.js';
@@ -295,27 +296,18 @@ async function requireTemplate(tx: Tx, caller: Caller, id: string | null): Promi
 }
 
 /** Why the dispute cannot be submitted as it stands, or null when it can. */
-function submitProblem(
-  dispute: Pick<DisputeRow, 'template' | 'fields' | 'dueBy'> & Parameters<typeof missingFields>[2],
-  template: TemplateRow | null,
-  at: Date,
-): ApiError | null {
+function submitProblem(dispute: DisputeRow, template: TemplateRow | null, at: Date): ApiError | null {
   if (!dispute.template)
     return new ApiError('missing_template', 'A template is required to submit a dispute.');
   if (!template) return notFound.template(dispute.template, true);
-  const missing = missingFields(template, dispute.fields ?? {}, dispute);
+  const missing = missingFields(template, dispute.fields, fillingAttributes(dispute));
   const keys = Object.keys(missing);
   if (keys.length > 0) {
-    return new ApiError(
-      'missing_fields',
-      `Missing required fields: ${keys.map((key) => `${key} (${missing[key]})`).join(', ')}.`,
-    );
+    const list = keys.map((key) => `${key} (${missing[key]})`).join(', ');
+    return new ApiError('missing_fields', `Missing required fields: ${list}.`);
   }
   if (dispute.dueBy && dispute.dueBy.getTime() <= at.getTime()) {
-    return new ApiError(
-      'dispute_overdue',
-      `The dispute was due by ${dispute.dueBy.toISOString().slice(0, 19)}.`,
-    );
+    return new ApiError('dispute_overdue', `The dispute was due by ${formatTimestamp(dispute.dueBy)}.`);
   }
   return null;
 }

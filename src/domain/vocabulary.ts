@@ -1,0 +1,36 @@
+/** The vocabularies of the dispute object (API.md section 3); states live with their table in states.ts. */
+export const reasons = [
+  'general',
+  'fraudulent',
+  'duplicate',
+  'subscription_canceled',
+  'product_unacceptable',
+  'product_not_received',
+  'unrecognized',
+  'credit_not_processed',
+  'incorrect_account_details',
+  'insufficient_funds',
+  'bank_cannot_process',
+  'debit_not_authorized',
+  'goods_services_returned_or_refused',
+  'goods_services_cancelled',
+  'transaction_amount_differs',
+  'retrieved',
+  'customer_initiated',
+] as const;
+export type Reason = (typeof reasons)[number];
+
+export const processors = [
+  'stripe',
+  'braintree',
+  'paypal',
+  'adyen',
+  'checkout',
+  'worldpay',
+  'vantiv',
+  'amex',
+] as const;
+export type Processor = (typeof processors)[number];
+
+export const kinds = ['chargeback', 'pre_arbitration', 'retrieval'] as const;
+export const checks = ['pass', 'fail', 'unavailable', 'unchecked'] as const;
