@@ -51,8 +51,8 @@ CREATE TABLE "disputes" (
 	"submitted_count" integer DEFAULT 0 NOT NULL,
 	"submit_at" timestamp with time zone,
 	"version" integer DEFAULT 1 NOT NULL,
-	"created_at" timestamp (6) with time zone DEFAULT now() NOT NULL,
-	"updated_at" timestamp (6) with time zone DEFAULT now() NOT NULL
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp (3) with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "events" (
@@ -62,7 +62,7 @@ CREATE TABLE "events" (
 	"type" text NOT NULL,
 	"dispute_uid" uuid,
 	"data" jsonb NOT NULL,
-	"created_at" timestamp (6) with time zone DEFAULT now() NOT NULL,
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	"relayed_at" timestamp with time zone
 );
 --> statement-breakpoint
@@ -71,8 +71,8 @@ CREATE TABLE "organisations" (
 	"name" text NOT NULL,
 	"api_version" text NOT NULL,
 	"queue_lead_minutes" integer DEFAULT 1440 NOT NULL,
-	"created_at" timestamp (6) with time zone DEFAULT now() NOT NULL,
-	"updated_at" timestamp (6) with time zone DEFAULT now() NOT NULL
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp (3) with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "submissions" (
@@ -100,8 +100,8 @@ CREATE TABLE "templates" (
 	"fields" jsonb DEFAULT '[]'::jsonb NOT NULL,
 	"reasons" jsonb,
 	"body" text,
-	"created_at" timestamp (6) with time zone DEFAULT now() NOT NULL,
-	"updated_at" timestamp (6) with time zone DEFAULT now() NOT NULL
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp (3) with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
 ALTER TABLE "api_keys" ADD CONSTRAINT "api_keys_org_id_organisations_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."organisations"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
@@ -114,9 +114,9 @@ CREATE UNIQUE INDEX "api_keys_hash_unique" ON "api_keys" USING btree ("hash");--
 CREATE UNIQUE INDEX "api_keys_active_unique" ON "api_keys" USING btree ("org_id","livemode") WHERE "api_keys"."revoked_at" is null;--> statement-breakpoint
 CREATE INDEX "api_keys_org_idx" ON "api_keys" USING btree ("org_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "disputes_tenant_id_unique" ON "disputes" USING btree ("org_id","livemode","id");--> statement-breakpoint
-CREATE INDEX "disputes_list_idx" ON "disputes" USING btree ("org_id","livemode","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "events_list_idx" ON "events" USING btree ("org_id","livemode","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "disputes_list_idx" ON "disputes" USING btree ("org_id","livemode","created_at","id");--> statement-breakpoint
+CREATE INDEX "events_list_idx" ON "events" USING btree ("org_id","livemode","created_at","id");--> statement-breakpoint
 CREATE INDEX "events_unrelayed_idx" ON "events" USING btree ("created_at") WHERE "events"."relayed_at" is null;--> statement-breakpoint
 CREATE INDEX "submissions_dispute_idx" ON "submissions" USING btree ("dispute_uid","created_at" DESC NULLS LAST);--> statement-breakpoint
 CREATE UNIQUE INDEX "templates_tenant_id_unique" ON "templates" USING btree ("org_id","livemode","id");--> statement-breakpoint
-CREATE INDEX "templates_list_idx" ON "templates" USING btree ("org_id","livemode","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);
+CREATE INDEX "templates_list_idx" ON "templates" USING btree ("org_id","livemode","created_at","id");

@@ -2,6 +2,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './api/app.js';
+import { answerClientErrors } from './api/client-errors.js';
 import type { Config } from './config.js';
 import { connectDatabase } from './db/client.js';
 import { runMigrations } from './db/migrate.js';
@@ -39,9 +40,11 @@ export async function startService(
 
   const tls = await loadTls(config);
   const https = createHttpsServer({ cert: tls.cert, key: tls.key }, app);
+  answerClientErrors(https);
   const httpsPort = await listen(https, config.PORT);
   logger.info({ port: httpsPort, certificate: tls.origin }, 'serving HTTPS');
   const http = config.HTTP_PORT === undefined ? undefined : createHttpServer(app);
+  if (http) answerClientErrors(http);
   const httpPort = http && (await listen(http, config.HTTP_PORT ?? 0));
   if (http) logger.info({ port: httpPort }, 'plain HTTP listener: answers /v1 with 403 insecure_connection');
 

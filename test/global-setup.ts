@@ -43,19 +43,23 @@ export async function setup(project: TestProject): Promise<void> {
         await admin.unsafe(`drop database if exists "${building}"`);
       });
     }
-    await dropLeftovers(admin, name);
+    await dropLeftovers(admin);
   } finally {
     await admin.end();
   }
   project.provide('templateDatabase', name);
 }
 
-/** Databases of test files from runs that were killed before they could drop them. */
-async function dropLeftovers(admin: postgres.Sql, template: string): Promise<void> {
-  const stale = await admin<{ datname: string }[]>`
-    select datname from pg_database
-    where (datname like 'rebuttal_test_%' or datname like 'rebuttal_template_%') and datname <> ${template}
-      and not exists (select 1 from pg_stat_activity a where a.datname = pg_database.datname)`;
+/**
+ * Databases of test files from runs killed before they could drop them: those made over an hour ago
+ * (their names carry their creation time). Templates of other migration sets are left alone: a
+ * concurrent run on another checkout may still be cloning from one.
+ */
+async function dropLeftovers(admin: postgres.Sql): Promise<void> {
+  const databases = await admin<{ datname: string }[]>`
+    select datname from pg_database where datname like 'rebuttal_test_%'`;
+  const hourAgo = Date.now() / 1000 - 3600;
+  const stale = databases.filter(({ datname }) => Number(datname.split('_')[2]) < hourAgo);
   for (const { datname } of stale) {
     await admin.unsafe(`drop database if exists "${datname}"`).catch(() => {});
   }

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Db } from '../db/client.js';
-import { ApiError, type ErrorType, evidenceErrors } from '../domain/errors.js';
+import { ApiError, type ErrorType } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import type { AdapterRegistry } from '../processors/registry.js';
 import type { KeyResolver } from '../services/authenticate.js';
@@ -43,15 +43,20 @@ export interface Endpoint {
 }
 
 /**
- * Parses request input with a zod schema. The first problem becomes the error: its type is the one the
- * contract names for the parameter it is under (invalid_products for products, ...), else invalid_request.
+ * Parses request input with a zod schema. The first problem becomes the error: its type is the one
+ * `errorTypes` names for the top-level parameter it is under, else invalid_request. The dispute endpoints
+ * pass `evidenceErrors` (invalid_products for products, ...); a template's `fields` are definitions, not
+ * evidence, so a bad one there is an invalid_request.
  */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  errorTypes: Partial<Record<string, ErrorType>> = {},
+): z.infer<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const top = String(issue?.path[0] ?? '');
-  const type: ErrorType = evidenceErrors[top as keyof typeof evidenceErrors] ?? 'invalid_request';
+  const type = errorTypes[String(issue?.path[0] ?? '')] ?? 'invalid_request';
   const where = issue?.path.length ? issue.path.join('.') : 'request';
   const missing = issue?.code === 'invalid_type' && pathValue(input, issue.path) === undefined;
   throw new ApiError(

@@ -8,7 +8,15 @@ import { z } from 'zod';
 
 const maxText = 10_000;
 
-export const text = (max = maxText) => z.string().max(max, `must be at most ${max} characters`);
+/**
+ * Text that Postgres can store as it was sent: no NUL character (text and jsonb refuse it) and no lone
+ * UTF-16 surrogate (jsonb refuses it; text would silently turn it into U+FFFD).
+ */
+export const storable = (value: string) => !value.includes('\u0000') && value.isWellFormed();
+const storableMessage = 'must not contain NUL characters or unpaired surrogates';
+
+export const text = (max = maxText) =>
+  z.string().max(max, `must be at most ${max} characters`).refine(storable, storableMessage);
 
 /** Dispute and template ids: 1-255 characters of A-Z a-z 0-9 _ - . : (API.md section 4). */
 export const idPattern = /^[A-Za-z0-9_\-.:]{1,255}$/;
@@ -77,17 +85,14 @@ export function parseTimestamp(value: number | string): Date | null {
   return date;
 }
 
-export const absoluteUrl = z
-  .string()
-  .max(2048, 'must be at most 2048 characters')
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return url.protocol === 'http:' || url.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  }, 'must be an absolute http or https URL');
+export const absoluteUrl = text(2048).refine((value) => {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}, 'must be an absolute http or https URL');
 
 export const currency = z
   .string()

@@ -28,3 +28,6 @@ export const modeOf = (livemode: boolean): Mode => (livemode ? 'live' : 'test');
 
 /** The Postgres channel on which key rotation and settings changes tell every process to drop cached keys. */
 export const authInvalidationChannel = 'rebuttal_auth_invalidate';
+
+/** The invalidation message for one key: `key:<sha-256 hex>` (settings changes send `org:<id>`). */
+export const keyInvalidation = (hash: string) => `key:${hash}`;

@@ -1,5 +1,6 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
+import { preparedFor } from '../db/prepared.js';
 import { apiKeys, organisations } from '../db/schema/index.js';
 import { type ApiVersion, isApiVersion, latestVersion } from '../domain/versions.js';
 import { authInvalidationChannel, hashApiKey, hashesEqual, looksLikeApiKey } from './api-keys.js';
@@ -20,6 +21,31 @@ interface Cached {
 
 const maxCachedKeys = 10_000;
 
+const lookupKey = preparedFor((db) =>
+  db
+    .select({
+      hash: apiKeys.hash,
+      orgId: apiKeys.orgId,
+      livemode: apiKeys.livemode,
+      apiVersion: organisations.apiVersion,
+      queueLeadMinutes: organisations.queueLeadMinutes,
+    })
+    .from(apiKeys)
+    .innerJoin(organisations, eq(organisations.id, apiKeys.orgId))
+    .where(and(eq(apiKeys.hash, sql.placeholder('hash')), isNull(apiKeys.revokedAt)))
+    .prepare('lookup_api_key'),
+);
+
+/**
+ * This process's resolvers. A rotation made in this process drops the old key from them as soon as it
+ * commits; other processes learn of it from the notification, a few milliseconds later.
+ */
+const localResolvers = new Set<KeyResolver>();
+
+export function invalidateLocally(payload: string): void {
+  for (const resolver of localResolvers) resolver.invalidate(payload);
+}
+
 /**
  * Resolves API keys to principals without a database round trip on the hot path: answers are cached for
  * a short TTL, and dropped at once when any process announces a rotation on the invalidation channel.
@@ -39,9 +65,11 @@ export class KeyResolver {
       this.invalidate(payload),
     );
     this.unlisten = unlisten;
+    localResolvers.add(this);
   }
 
   async close(): Promise<void> {
+    localResolvers.delete(this);
     await this.unlisten?.();
   }
 
@@ -60,17 +88,7 @@ export class KeyResolver {
     const cached = this.cache.get(hash);
     if (cached && cached.expiresAt > Date.now() && hashesEqual(cached.hash, hash)) return cached.principal;
 
-    const [row] = await this.database.db
-      .select({
-        hash: apiKeys.hash,
-        orgId: apiKeys.orgId,
-        livemode: apiKeys.livemode,
-        apiVersion: organisations.apiVersion,
-        queueLeadMinutes: organisations.queueLeadMinutes,
-      })
-      .from(apiKeys)
-      .innerJoin(organisations, eq(organisations.id, apiKeys.orgId))
-      .where(and(eq(apiKeys.hash, hash), isNull(apiKeys.revokedAt)));
+    const [row] = await lookupKey(this.database.db).execute({ hash });
     if (!row || !hashesEqual(row.hash, hash)) {
       this.cache.delete(hash);
       return null;

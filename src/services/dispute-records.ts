@@ -1,6 +1,7 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Db, Tx } from '../db/client.js';
+import { preparedFor } from '../db/prepared.js';
 import { disputes, templates } from '../db/schema/index.js';
 import { notFound } from '../domain/errors.js';
 
@@ -23,21 +24,60 @@ export const templateOfDispute = and(
   eq(templates.id, disputes.template),
 );
 
-/** The dispute with its template (null when it names none or the template is gone), in one query. */
-export async function findDispute(
-  db: Db | Tx,
-  tenant: Tenant,
-  id: string,
-  options: { forUpdate?: boolean } = {},
-): Promise<{ dispute: DisputeRow; template: TemplateRow | null }> {
-  const query = db
+const readDispute = preparedFor((db) =>
+  db
     .select({ dispute: disputes, template: templates })
     .from(disputes)
     .leftJoin(templates, templateOfDispute)
-    .where(and(ownedBy(disputes, tenant), eq(disputes.id, id)));
-  const [row] = options.forUpdate ? await query.for('update', { of: disputes }) : await query;
+    .where(
+      and(
+        eq(disputes.orgId, sql.placeholder('orgId')),
+        eq(disputes.livemode, sql.placeholder('livemode')),
+        eq(disputes.id, sql.placeholder('id')),
+      ),
+    )
+    .prepare('read_dispute'),
+);
+
+/** The dispute with its template (null when it names none or the template is gone), in one query. */
+export async function findDispute(
+  db: Db,
+  tenant: Tenant,
+  id: string,
+): Promise<{ dispute: DisputeRow; template: TemplateRow | null }> {
+  const [row] = await readDispute(db).execute({ orgId: tenant.orgId, livemode: tenant.livemode, id });
   if (!row) throw notFound.dispute(id);
   return row;
+}
+
+/** The same, inside a transaction, with the dispute row locked until the transaction ends. */
+export async function lockDispute(
+  tx: Tx,
+  tenant: Tenant,
+  id: string,
+): Promise<{ dispute: DisputeRow; template: TemplateRow | null }> {
+  const [row] = await tx
+    .select({ dispute: disputes, template: templates })
+    .from(disputes)
+    .leftJoin(templates, templateOfDispute)
+    .where(and(ownedBy(disputes, tenant), eq(disputes.id, id)))
+    .for('update', { of: disputes });
+  if (!row) throw notFound.dispute(id);
+  return row;
+}
+
+/** Templates by id, in one query: a page of disputes names a handful at most. */
+export async function templatesById(
+  db: Db,
+  tenant: Tenant,
+  ids: string[],
+): Promise<Map<string, TemplateRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select()
+    .from(templates)
+    .where(and(ownedBy(templates, tenant), inArray(templates.id, ids)));
+  return new Map(rows.map((row) => [row.id, row]));
 }
 
 export async function loadTemplate(

@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client.js';
-import { disputes, templates } from '../db/schema/index.js';
+import { disputes } from '../db/schema/index.js';
 import type { CreateInput, EvidenceInput, SubmitInput, UpdateInput } from '../domain/dispute-input.js';
 import { fillingAttributes, formatTimestamp } from '../domain/disputes.js';
 import { ApiError, notFound } from '../domain/errors.js';
@@ -13,9 +13,10 @@ import {
   type DisputeRow,
   findDispute,
   loadTemplate,
+  lockDispute,
   ownedBy,
   type TemplateRow,
-  templateOfDispute,
+  templatesById,
 } from './dispute-records.js';
 import { recordDisputeEvent } from './events.js';
 import { type PageQuery, planPage } from './paging.js';
@@ -58,18 +59,27 @@ export interface ListQuery extends PageQuery {
 
 export async function listDisputes(db: Db, caller: Caller, query: ListQuery) {
   const scope = ownedBy(disputes, caller);
-  const page = await planPage(db, disputes, scope, query);
-  const conditions = [scope, page.after];
+  const plan = await planPage(db, disputes, scope, query);
+  const conditions = [scope, plan.after];
   if (query.states?.length) conditions.push(inArray(disputes.state, query.states));
   if (query.account !== undefined) conditions.push(eq(disputes.account, query.account));
   const rows = await db
-    .select({ dispute: disputes, template: templates })
+    .select()
     .from(disputes)
-    .leftJoin(templates, templateOfDispute)
     .where(and(...conditions))
-    .orderBy(...page.orderBy)
-    .limit(page.limit);
-  return page.finish(rows);
+    .orderBy(...plan.orderBy)
+    .limit(plan.limit);
+  const page = plan.finish(rows);
+  // The page first, then its templates: joining before the limit would join every row of the tenant.
+  const named = [...new Set(page.data.flatMap((dispute) => (dispute.template ? [dispute.template] : [])))];
+  const byId = await templatesById(db, caller, named);
+  return {
+    data: page.data.map((dispute) => ({
+      dispute,
+      template: (dispute.template && byId.get(dispute.template)) || null,
+    })),
+    hasMore: page.hasMore,
+  };
 }
 
 export async function updateDispute(deps: DisputeDeps, caller: Caller, id: string, input: UpdateInput) {
@@ -253,7 +263,7 @@ async function inTransaction(
   step: (step: Step) => Promise<DisputeOutcome>,
 ): Promise<DisputeOutcome> {
   return deps.db.transaction(async (tx) => {
-    const { dispute, template: stored } = await findDispute(tx, caller, id, { forUpdate: true });
+    const { dispute, template: stored } = await lockDispute(tx, caller, id);
     const decision = decide(dispute.state as DisputeState, action, {
       force: input.force ?? false,
       version: caller.version,
@@ -333,7 +343,9 @@ function refusalMessage(error: ApiError['type'], dispute: DisputeRow): string {
   return `Dispute '${dispute.id}' ${refusalMessages[error] ?? 'cannot take this action'} (state ${dispute.state}).`;
 }
 
+/** Writes the change, bumping `version`; an empty change writes nothing, so a refusal leaves no trace. */
 async function write(tx: Tx, dispute: DisputeRow, change: Change): Promise<DisputeRow> {
+  if (Object.keys(change).length === 0) return dispute;
   const [updated] = await tx
     .update(disputes)
     .set({ ...change, version: sql`${disputes.version} + 1`, updatedAt: new Date() })

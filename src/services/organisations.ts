@@ -3,7 +3,14 @@ import type { Db } from '../db/client.js';
 import { apiKeys, organisations } from '../db/schema/index.js';
 import { latestVersion } from '../domain/versions.js';
 import { newId } from '../ids.js';
-import { authInvalidationChannel, generateApiKey, hashApiKey, type Mode } from './api-keys.js';
+import {
+  authInvalidationChannel,
+  generateApiKey,
+  hashApiKey,
+  keyInvalidation,
+  type Mode,
+} from './api-keys.js';
+import { invalidateLocally } from './authenticate.js';
 
 export interface CreatedOrganisation {
   org: string;
@@ -30,14 +37,14 @@ export async function createOrganisation(db: Db, input: { name: string }): Promi
  */
 export async function rotateApiKey(db: Db, input: { org: string; mode: Mode }): Promise<string | null> {
   const key = generateApiKey(input.mode);
-  const rotated = await db.transaction(async (tx) => {
+  const revoked = await db.transaction(async (tx) => {
     const [organisation] = await tx
       .select({ id: organisations.id })
       .from(organisations)
       .where(eq(organisations.id, input.org))
       .for('update');
-    if (!organisation) return false;
-    const revoked = await tx
+    if (!organisation) return null;
+    const rows = await tx
       .update(apiKeys)
       .set({ revokedAt: new Date() })
       .where(
@@ -49,12 +56,15 @@ export async function rotateApiKey(db: Db, input: { org: string; mode: Mode }): 
       )
       .returning({ hash: apiKeys.hash });
     await tx.insert(apiKeys).values(keyRow(input.org, input.mode, key));
-    for (const { hash } of revoked) {
-      await tx.execute(sql`select pg_notify(${authInvalidationChannel}, ${`key:${hash}`})`);
+    // Delivered to every listening process when the transaction commits, not before.
+    for (const { hash } of rows) {
+      await tx.execute(sql`select pg_notify(${authInvalidationChannel}, ${keyInvalidation(hash)})`);
     }
-    return true;
+    return rows;
   });
-  return rotated ? key : null;
+  if (revoked === null) return null;
+  for (const { hash } of revoked) invalidateLocally(keyInvalidation(hash));
+  return key;
 }
 
 export async function listOrganisations(db: Db) {

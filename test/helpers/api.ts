@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import qs from 'qs';
 import { createApp } from '../../src/api/app.js';
+import { answerClientErrors } from '../../src/api/client-errors.js';
 import type { AppDeps } from '../../src/api/endpoint.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
@@ -72,6 +73,8 @@ export async function startTestApi(): Promise<TestApi> {
   const tls = await testTls();
   const https = createHttpsServer({ cert: tls.cert, key: tls.key }, app);
   const http = createHttpServer(app);
+  answerClientErrors(https);
+  answerClientErrors(http);
   const httpsPort = await listen(https);
   const httpPort = await listen(http);
   const agent = new Agent({ keepAlive: true, rejectUnauthorized: false });

@@ -12,7 +12,8 @@ export interface TestDatabase extends Database {
 
 /** A fresh, migrated database of this test file's own, cloned from the run's template. */
 export async function createTestDatabase(): Promise<TestDatabase> {
-  const name = `rebuttal_test_${randomBytes(6).toString('hex')}`;
+  // The creation time in the name lets a later run tell an abandoned database from one in use.
+  const name = `rebuttal_test_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
   const admin = postgres(postgresAdminUrl, { max: 1, onnotice: () => {} });
   try {
     await admin.unsafe(`create database "${name}" template "${inject('templateDatabase')}"`);

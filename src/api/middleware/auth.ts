@@ -21,12 +21,15 @@ export function authenticate(keys: KeyResolver) {
   };
 }
 
+/** The key from `Basic base64(key:)`; the password must be empty (API.md section 1), else no key. */
 function basicUser(header: string | undefined): string | null {
   const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header ?? '');
   if (!match?.[1]) return null;
   const decoded = Buffer.from(match[1], 'base64').toString('utf8');
-  const user = decoded.includes(':') ? decoded.slice(0, decoded.indexOf(':')) : decoded;
-  return user.length > 0 ? user : null;
+  const colon = decoded.indexOf(':');
+  const user = colon === -1 ? decoded : decoded.slice(0, colon);
+  const password = colon === -1 ? '' : decoded.slice(colon + 1);
+  return user.length > 0 && password.length === 0 ? user : null;
 }
 
 export function principalOf(res: Response): Principal {

@@ -2,13 +2,14 @@ import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from '../../domain/errors.js';
 
 /** The error body of API.md section 7: `{url, livemode, error: {status, message, type}}`. */
+export function errorBody(url: string | null, livemode: boolean, error: ApiError) {
+  return { url, livemode, error: { status: error.status, message: error.message, type: error.type } };
+}
+
 export function sendError(req: Request, res: Response, error: ApiError): void {
   if (error.type === 'rate_limited' && !res.getHeader('Retry-After')) res.setHeader('Retry-After', '1');
-  res.status(error.status).json({
-    url: req.originalUrl.split('?')[0],
-    livemode: res.locals.principal?.livemode ?? false,
-    error: { status: error.status, message: error.message, type: error.type },
-  });
+  const url = req.originalUrl.split('?')[0] ?? null;
+  res.status(error.status).json(errorBody(url, res.locals.principal?.livemode ?? false, error));
 }
 
 export function unknownRoute(req: Request, _res: Response, next: NextFunction): void {

@@ -1,6 +1,16 @@
-import { timestamp } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, index, timestamp } from 'drizzle-orm/pg-core';
 
 export const timestamps = {
   createdAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
   updatedAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
 };
+
+/**
+ * The index behind a tenant's list, newest first by (created, id). Ascending on purpose: Postgres serves
+ * ORDER BY ... DESC by scanning it backwards, while drizzle's .desc() would add NULLS LAST, which no
+ * longer matches ORDER BY ... DESC (NULLS FIRST) and leaves the list to a sort of the whole tenant.
+ */
+export const listIndex = (
+  name: string,
+  table: { orgId: AnyPgColumn; livemode: AnyPgColumn; createdAt: AnyPgColumn; id: AnyPgColumn },
+) => index(name).on(table.orgId, table.livemode, table.createdAt, table.id);

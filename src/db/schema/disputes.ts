@@ -11,7 +11,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import type { CorrespondenceItem, FieldValue, PastPayment, Product } from '../../domain/evidence.js';
-import { timestamps } from './columns.js';
+import { listIndex, timestamps } from './columns.js';
 import { tenancy } from './tenancy.js';
 
 const at = () => timestamp({ withTimezone: true });
@@ -78,6 +78,6 @@ export const disputes = pgTable(
   },
   (table) => [
     uniqueIndex('disputes_tenant_id_unique').on(table.orgId, table.livemode, table.id),
-    index('disputes_list_idx').on(table.orgId, table.livemode, table.createdAt.desc(), table.id.desc()),
+    listIndex('disputes_list_idx', table),
   ],
 );

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { listIndex } from './columns.js';
 import { tenancy } from './tenancy.js';
 
 /**
@@ -19,7 +20,7 @@ export const events = pgTable(
     relayedAt: timestamp({ withTimezone: true }),
   },
   (table) => [
-    index('events_list_idx').on(table.orgId, table.livemode, table.createdAt.desc(), table.id.desc()),
+    listIndex('events_list_idx', table),
     index('events_unrelayed_idx').on(table.createdAt).where(sql`${table.relayedAt} is null`),
   ],
 );

@@ -1,6 +1,6 @@
 import { index, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import type { TemplateField } from '../../domain/templates.js';
-import { timestamps } from './columns.js';
+import { listIndex, timestamps } from './columns.js';
 import { tenancy } from './tenancy.js';
 
 export const templates = pgTable(
@@ -18,6 +18,6 @@ export const templates = pgTable(
   },
   (table) => [
     uniqueIndex('templates_tenant_id_unique').on(table.orgId, table.livemode, table.id),
-    index('templates_list_idx').on(table.orgId, table.livemode, table.createdAt.desc(), table.id.desc()),
+    listIndex('templates_list_idx', table),
   ],
 );

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { disputePath } from '../../../domain/disputes.js';
+import { text } from '../../../domain/params.js';
 import { disputeStates } from '../../../domain/states.js';
 import { listDisputes } from '../../../services/disputes.js';
 import { type Endpoint, parseInput } from '../../endpoint.js';
@@ -12,7 +13,7 @@ export const listDisputesQuery = pageParams.and(
     state: z
       .union([z.enum(disputeStates), z.array(z.enum(disputeStates)).max(disputeStates.length)])
       .optional(),
-    account: z.string().max(255).optional(),
+    account: text(255).optional(),
   }),
 );
 

@@ -1,4 +1,5 @@
 import { submitInput } from '../../../domain/dispute-input.js';
+import { evidenceErrors } from '../../../domain/errors.js';
 import { renameLegacyParameters } from '../../../domain/versions.js';
 import { submitDispute } from '../../../services/disputes.js';
 import { type Endpoint, parseInput } from '../../endpoint.js';
@@ -10,7 +11,11 @@ export const submitDisputeEndpoint: Endpoint = {
   path: '/disputes/:id/submit',
   async handle(context) {
     const { caller, input, url, deps } = context;
-    const params = parseInput(submitInput, renameLegacyParameters(caller.version, 'evidence', input));
+    const params = parseInput(
+      submitInput,
+      renameLegacyParameters(caller.version, 'evidence', input),
+      evidenceErrors,
+    );
     const outcome = await submitDispute(deps, caller, disputeId(context), params);
     return { status: outcome.status, body: disputeBody(outcome, url) };
   },

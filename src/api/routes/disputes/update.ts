@@ -1,4 +1,5 @@
 import { updateInput } from '../../../domain/dispute-input.js';
+import { evidenceErrors } from '../../../domain/errors.js';
 import { renameLegacyParameters } from '../../../domain/versions.js';
 import { updateDispute } from '../../../services/disputes.js';
 import { type Endpoint, parseInput, type RequestContext } from '../../endpoint.js';
@@ -7,7 +8,11 @@ import { disputeId } from '../params.js';
 
 async function handle(context: RequestContext) {
   const { caller, input, url, deps } = context;
-  const params = parseInput(updateInput, renameLegacyParameters(caller.version, 'evidence', input));
+  const params = parseInput(
+    updateInput,
+    renameLegacyParameters(caller.version, 'evidence', input),
+    evidenceErrors,
+  );
   const outcome = await updateDispute(deps, caller, disputeId(context), params);
   return { status: outcome.status, body: disputeBody(outcome, url) };
 }

@@ -1,0 +1,433 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { createServer } from 'node:net';
+import { cpus } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import postgres from 'postgres';
+import { postgresAdminUrl, withDatabase } from '../../helpers/services.js';
+
+/** Shared plumbing of the benches: flags, cleanup, a throwaway database, child servers, load and output. */
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+export const quick = process.argv.includes('--quick');
+export const loopback = '127.0.0.1';
+
+// ---------------------------------------------------------------------------------------------------------
+// Cleanup: every resource registers its own undo; they run newest first, on success, failure or a signal.
+
+const cleanups: (() => Promise<void>)[] = [];
+
+export function onCleanup(undo: () => Promise<void>): void {
+  cleanups.unshift(undo);
+}
+
+let cleaning: Promise<void> | undefined;
+
+/** Runs every undo once, even when a signal and a failing body both ask for it. */
+function cleanUp(): Promise<void> {
+  cleaning ??= (async () => {
+    while (cleanups.length > 0) {
+      const undo = cleanups.shift();
+      try {
+        await undo?.();
+      } catch (error) {
+        console.error('cleanup failed:', error instanceof Error ? error.message : error);
+      }
+    }
+  })();
+  return cleaning;
+}
+
+/** Runs a bench body, then cleans up whatever happened; exits non-zero on failure or interruption. */
+export async function runBench(body: () => Promise<void>): Promise<never> {
+  let interrupted = false;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      if (interrupted) return;
+      interrupted = true;
+      console.error(`\n${signal}: cleaning up`);
+      void cleanUp().finally(() => process.exit(130));
+    });
+  }
+  let code = 0;
+  try {
+    await body();
+  } catch (error) {
+    if (!interrupted) console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+    code = 1;
+  }
+  await cleanUp();
+  process.exit(interrupted ? 130 : code);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// A fresh, empty database of the bench's own (the service migrates it on start), dropped at the end.
+
+export async function createBenchDatabase(): Promise<{ name: string; url: string }> {
+  const name = `rebuttal_bench_${randomBytes(6).toString('hex')}`;
+  const admin = postgres(postgresAdminUrl, { max: 1, onnotice: () => {} });
+  try {
+    // Databases of bench runs that were killed before they could drop theirs.
+    const stale = await admin<{ datname: string }[]>`
+      select datname from pg_database where datname like 'rebuttal_bench_%'
+        and not exists (select 1 from pg_stat_activity a where a.datname = pg_database.datname)`;
+    for (const { datname } of stale)
+      await admin.unsafe(`drop database if exists "${datname}"`).catch(() => {});
+    await admin.unsafe(`create database "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  onCleanup(async () => {
+    const cleaner = postgres(postgresAdminUrl, { max: 1, onnotice: () => {} });
+    try {
+      await cleaner.unsafe(`drop database if exists "${name}" with (force)`);
+    } finally {
+      await cleaner.end();
+    }
+  });
+  return { name, url: withDatabase(postgresAdminUrl, name) };
+}
+
+/** The PostgreSQL backends connected to a database (their CPU is part of each request's cost). */
+export async function databaseBackends(database: string): Promise<number[]> {
+  const admin = postgres(postgresAdminUrl, { max: 1, onnotice: () => {} });
+  try {
+    const rows = await admin<{ pid: number }[]>`
+      select pid from pg_stat_activity where datname = ${database} and pid <> pg_backend_pid()`;
+    return rows.map((row) => row.pid);
+  } finally {
+    await admin.end();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Child servers: `node --import tsx <script>` with the given environment, stdout to /dev/null.
+
+export interface ChildServer {
+  name: string;
+  port: number;
+  url: string;
+  process: ChildProcess;
+  /** The last few KiB of its stderr, for the error message when it dies. */
+  stderr(): string;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, loopback, () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject()));
+    });
+  });
+}
+
+/** Settings of the service that the bench must not inherit from the shell running it. */
+const serviceSettings = [
+  'DATABASE_URL',
+  'PORT',
+  'HTTP_PORT',
+  'TLS_CERT_FILE',
+  'TLS_KEY_FILE',
+  'TRUST_PROXY',
+  'DATA_DIR',
+  'LOG_LEVEL',
+  'KEY_CACHE_SECONDS',
+];
+
+export async function startServer(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  options: { nodeArgs?: string[] } = {},
+): Promise<ChildServer> {
+  const port = Number(env.PORT);
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !serviceSettings.includes(key)),
+  );
+  // BENCH_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) goes to every server child, for profiling.
+  const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...extra, ...(options.nodeArgs ?? []), '--import', 'tsx', script], {
+    cwd: root,
+    env: { ...inherited, NODE_ENV: 'production', ...env },
+    // Log lines go to /dev/null: written in full by the server, read by no one on this machine's 2 cores.
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-8192);
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  onCleanup(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(timer);
+  });
+  const server: ChildServer = {
+    name,
+    port,
+    url: `https://${loopback}:${port}`,
+    process: child,
+    stderr: () => stderr,
+  };
+  await waitUntilAnswering(server, exited);
+  return server;
+}
+
+function probe(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request(
+      {
+        host: loopback,
+        port,
+        path: '/',
+        method: 'GET',
+        rejectUnauthorized: false,
+        agent: false,
+        timeout: 1000,
+      },
+      (res) => {
+        res.resume();
+        resolve(true);
+      },
+    );
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(false));
+    req.end();
+  });
+}
+
+async function waitUntilAnswering(server: ChildServer, exited: Promise<void>): Promise<void> {
+  let dead = false;
+  void exited.then(() => {
+    dead = true;
+  });
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (dead) throw new Error(`${server.name} exited while starting:\n${server.stderr()}`);
+    if (await probe(server.port)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${server.name} did not answer on ${server.url} within 60 s:\n${server.stderr()}`);
+}
+
+/** Fails the bench if a server died under load (its figures would be those of connection errors). */
+export function assertAlive(server: ChildServer): void {
+  if (server.process.exitCode !== null || server.process.signalCode !== null) {
+    throw new Error(`${server.name} has exited:\n${server.stderr()}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// One HTTPS request, for sanity checks before loading.
+
+export function getJson(
+  server: ChildServer,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: loopback, port: server.port, path, headers, rejectUnauthorized: false, agent: false },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () => {
+          try {
+            resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) });
+          } catch (error) {
+            reject(error);
+          }
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Load: autocannon over HTTPS (keep-alive, no pipelining), cycling through the given paths.
+
+export interface Measurement {
+  label: string;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  mean: number;
+  requests: number;
+  seconds: number;
+  cpu: CpuShares;
+}
+
+export interface LoadOptions {
+  paths: readonly string[];
+  headers: Record<string, string>;
+  connections: number;
+  seconds: number;
+  /** Further processes whose CPU counts against the target (its database backends), read at the start. */
+  backends?: () => Promise<number[]>;
+}
+
+export async function load(label: string, server: ChildServer, options: LoadOptions): Promise<Measurement> {
+  assertAlive(server);
+  let next = 0;
+  const { paths } = options;
+  const backends = (await options.backends?.()) ?? [];
+  const before = cpuSnapshot(server, backends);
+  const result = await autocannon({
+    url: server.url,
+    connections: options.connections,
+    pipelining: 1,
+    duration: options.seconds,
+    headers: options.headers,
+    requests: [
+      {
+        method: 'GET',
+        setupRequest(req) {
+          req.path = paths[next++ % paths.length] ?? '/';
+          return req;
+        },
+      },
+    ],
+  });
+  const after = cpuSnapshot(server, backends);
+  assertAlive(server);
+  const completed = result['2xx'];
+  if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0 || completed === 0) {
+    throw new Error(
+      `${label}: ${completed} 2xx, ${result.non2xx} non-2xx, ${result.errors} errors, ` +
+        `${result.timeouts} timeouts (status codes ${JSON.stringify(result.statusCodeStats)}); ` +
+        'a run with failed requests measures nothing',
+    );
+  }
+  return {
+    label,
+    requestsPerSecond: completed / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    mean: result.latency.average,
+    requests: completed,
+    seconds: result.duration,
+    cpu: cpuShares(before, after, completed),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// CPU accounting from /proc (Linux), so that a run disturbed by other work on the machine shows it: the
+// CPU each side spent per request holds steady when requests/s do not.
+
+const tickMs = 10; // USER_HZ is 100 on Linux
+
+/** utime + stime of a process in ticks; 0 when it is gone or /proc is not there. */
+function processTicks(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+function machineTicks(): { busy: number; total: number } {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
+    const values = line.trim().split(/\s+/).slice(1, 9).map(Number);
+    const total = values.reduce((sum, value) => sum + value, 0);
+    const idle = (values[3] ?? 0) + (values[4] ?? 0);
+    return { busy: total - idle, total };
+  } catch {
+    return { busy: 0, total: 0 };
+  }
+}
+
+interface CpuSnapshot {
+  server: number;
+  backends: number;
+  loadGenerator: number;
+  machine: { busy: number; total: number };
+}
+
+function cpuSnapshot(server: ChildServer, backends: number[]): CpuSnapshot {
+  const own = process.cpuUsage();
+  return {
+    server: processTicks(server.process.pid),
+    backends: backends.reduce((sum, pid) => sum + processTicks(pid), 0),
+    loadGenerator: (own.user + own.system) / 1000 / tickMs,
+    machine: machineTicks(),
+  };
+}
+
+export interface CpuShares {
+  /** Milliseconds of CPU per request. */
+  serverMs: number;
+  backendsMs: number;
+  loadGeneratorMs: number;
+  /** Share of the whole machine (all cores) busy, and busy with processes other than these three. */
+  machineBusy: number;
+  others: number;
+}
+
+function cpuShares(before: CpuSnapshot, after: CpuSnapshot, requests: number): CpuShares {
+  const server = after.server - before.server;
+  const backends = after.backends - before.backends;
+  const loadGenerator = after.loadGenerator - before.loadGenerator;
+  const total = after.machine.total - before.machine.total || 1;
+  const busy = after.machine.busy - before.machine.busy;
+  return {
+    serverMs: (server * tickMs) / requests,
+    backendsMs: (backends * tickMs) / requests,
+    loadGeneratorMs: (loadGenerator * tickMs) / requests,
+    machineBusy: busy / total,
+    others: Math.max(0, busy - server - backends - loadGenerator) / total,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Output.
+
+export function describeMachine(): string {
+  return `node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown cpu'})`;
+}
+
+export function formatMeasurement(m: Measurement): string {
+  return (
+    `${m.label.padEnd(28)} ${m.requestsPerSecond.toFixed(0).padStart(7)} req/s   ` +
+    `p50 ${m.p50.toFixed(1).padStart(6)} ms   p99 ${m.p99.toFixed(1).padStart(6)} ms   ` +
+    `mean ${m.mean.toFixed(2).padStart(6)} ms   (${m.requests} requests in ${m.seconds.toFixed(1)} s)\n` +
+    `${''.padEnd(28)} CPU per request: server ${m.cpu.serverMs.toFixed(3)} ms, database ` +
+    `${m.cpu.backendsMs.toFixed(3)} ms, autocannon ${m.cpu.loadGeneratorMs.toFixed(3)} ms; machine ` +
+    `${percent(m.cpu.machineBusy)} busy, ${percent(m.cpu.others)} by other processes`
+  );
+}
+
+const percent = (share: number) => `${(share * 100).toFixed(0)}%`;
+
+/** Warns when something else is using the machine, since requests/s then measure it too. */
+export function disturbance(measurements: Measurement[]): string | null {
+  const worst = Math.max(...measurements.map((m) => m.cpu.others));
+  return worst > 0.05
+    ? `WARNING: other processes used up to ${percent(worst)} of the machine during measurement; ` +
+        'requests/s and latencies are understated (CPU per request is the steadier figure)'
+    : null;
+}
+
+const round = (value: number, digits: number) => Number(value.toFixed(digits));
+
+/** The line each bench ends with: `RESULT <name> value=<number> unit=<unit> ratio=<number> target=<number>`. */
+export function resultLine(name: string, value: number, unit: string, ratio: number, target: number): string {
+  return `RESULT ${name} value=${round(value, 1)} unit=${unit} ratio=${round(ratio, 3)} target=${target}`;
+}
