@@ -3,13 +3,7 @@ import { ApiError } from '../domain/errors.js';
 import type { Caller } from '../services/disputes.js';
 import type { AppDeps, Endpoint } from './endpoint.js';
 import { authenticate, principalOf } from './middleware/auth.js';
-import {
-  mergeInput,
-  parseForm,
-  parseJson,
-  parseQueryString,
-  refuseUnsupportedBody,
-} from './middleware/body.js';
+import { mergeInput, parseQueryString, readBody } from './middleware/body.js';
 import { handleErrors, unknownRoute } from './middleware/errors.js';
 import { requireHttps } from './middleware/https.js';
 import { requestLog } from './middleware/request-log.js';
@@ -61,7 +55,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   const v1 = express.Router();
   v1.use(requireHttps, authenticate(deps.keys), resolveVersion);
-  v1.use(refuseUnsupportedBody, parseJson, parseForm, mergeInput);
+  v1.use(readBody, mergeInput);
   for (const path of new Set(endpoints.map((endpoint) => endpoint.path))) {
     const group = endpoints.filter((endpoint) => endpoint.path === path);
     const route = v1.route(path);
@@ -70,7 +64,7 @@ export function createApp(deps: AppDeps): express.Express {
   }
   app.use('/v1', v1);
   app.use(unknownRoute);
-  app.use(handleErrors);
+  app.use(handleErrors(deps.logger));
   return app;
 }
 

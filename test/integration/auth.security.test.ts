@@ -385,11 +385,11 @@ describe('logs', () => {
         expect(log.includes(form), `log holds ${form}`).toBe(false);
       }
     }
-    const logged = lines.map((line) => JSON.parse(line) as { req?: { id?: unknown } });
-    for (const entry of logged) expect(typeof entry.req?.id, JSON.stringify(entry)).toBe('string');
+    const logged = lines.map((line) => JSON.parse(line) as { request_id?: unknown });
+    for (const entry of logged) expect(typeof entry.request_id, JSON.stringify(entry)).toBe('string');
     for (const id of ids)
       expect(
-        logged.some((entry) => entry.req?.id === id),
+        logged.some((entry) => entry.request_id === id),
         `a line for ${id}`,
       ).toBe(true);
   });

@@ -27,14 +27,7 @@ function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
 }
 
-export function refuseUnsupportedBody(req: Request, _res: Response, next: NextFunction): void {
-  if (hasBody(req) && !req.is(supportedTypes)) {
-    throw new ApiError('invalid_request', `Unsupported content type: send ${supportedTypes.join(' or ')}.`);
-  }
-  next();
-}
-
-export const parseJson = express.json({
+const parseJson = express.json({
   limit: maxBodyBytes,
   strict: true,
   verify(_req, _res, buffer) {
@@ -49,7 +42,15 @@ const formOptions = {
   depth: qsOptions.depth,
   parameterLimit: qsOptions.parameterLimit,
 };
-export const parseForm = express.urlencoded(formOptions);
+const parseForm = express.urlencoded(formOptions);
+
+/** Reads a JSON or form body when there is one; any other content type is refused. */
+export function readBody(req: Request, res: Response, next: NextFunction): void {
+  if (!hasBody(req)) return next();
+  if (req.is('application/json')) return parseJson(req, res, next);
+  if (req.is('application/x-www-form-urlencoded')) return parseForm(req, res, next);
+  throw new ApiError('invalid_request', `Unsupported content type: send ${supportedTypes.join(' or ')}.`);
+}
 
 /** Query parameters merge under the body on every method (API.md section 1): the body wins a clash. */
 export function mergeInput(req: Request, res: Response, next: NextFunction): void {

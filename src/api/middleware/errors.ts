@@ -1,5 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from '../../domain/errors.js';
+import type { Logger } from '../../logger.js';
+import { requestIdOf } from './request-log.js';
 
 /** The error body of API.md section 7: `{url, livemode, error: {status, message, type}}`. */
 export function errorBody(url: string | null, livemode: boolean, error: ApiError) {
@@ -23,11 +25,13 @@ export function unknownRoute(req: Request, _res: Response, next: NextFunction): 
  * become the contract's types; anything else is a bug: logged with the request id, answered without
  * internals.
  */
-export function handleErrors(error: unknown, req: Request, res: Response, _next: NextFunction): void {
-  sendError(req, res, toApiError(error, req));
+export function handleErrors(logger: Logger) {
+  return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    sendError(req, res, toApiError(error, res, logger));
+  };
 }
 
-function toApiError(error: unknown, req: Request): ApiError {
+function toApiError(error: unknown, res: Response, logger: Logger): ApiError {
   if (error instanceof ApiError) return error;
   const status = (error as { status?: unknown }).status;
   if (typeof status === 'number' && status >= 400 && status < 500) {
@@ -39,8 +43,8 @@ function toApiError(error: unknown, req: Request): ApiError {
     if (cause instanceof ApiError) return cause;
     return new ApiError('invalid_request', requestProblem(type));
   }
-  req.log?.error({ err: error }, 'unhandled error');
-  return new ApiError('server_error', `An internal error occurred (request ${String(req.id ?? '')}).`);
+  logger.error({ err: error }, 'unhandled error');
+  return new ApiError('server_error', `An internal error occurred (request ${requestIdOf(res)}).`);
 }
 
 const requestProblems: Record<string, string> = {
