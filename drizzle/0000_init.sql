@@ -100,6 +100,7 @@ CREATE TABLE "templates" (
 	"fields" jsonb DEFAULT '[]'::jsonb NOT NULL,
 	"reasons" jsonb,
 	"body" text,
+	"version" integer DEFAULT 1 NOT NULL,
 	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp (3) with time zone DEFAULT now() NOT NULL
 );

@@ -9,6 +9,7 @@ import { runMigrations } from './db/migrate.js';
 import { createLogger, type Logger } from './logger.js';
 import { createAdapterRegistry } from './processors/registry.js';
 import { KeyResolver } from './services/authenticate.js';
+import { DisputeObjectCache } from './services/dispute-object-cache.js';
 import { createInlineSubmitter } from './services/submissions.js';
 import { loadTls } from './tls.js';
 
@@ -34,6 +35,7 @@ export async function startService(
     keys,
     adapters,
     submitter: createInlineSubmitter({ db: database.db, adapters, logger }),
+    disputeObjects: new DisputeObjectCache(),
     logger,
     trustProxy: config.TRUST_PROXY,
   });

@@ -78,7 +78,8 @@ function handler(endpoint: Endpoint, deps: AppDeps) {
       url: req.originalUrl.split('?')[0] ?? '',
       deps,
     });
-    res.status(reply.status).json(reply.body);
+    if ('json' in reply) res.status(reply.status).type('json').send(reply.json);
+    else res.status(reply.status).json(reply.body);
   };
 }
 

@@ -4,6 +4,7 @@ import { ApiError, type ErrorType } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import type { AdapterRegistry } from '../processors/registry.js';
 import type { KeyResolver } from '../services/authenticate.js';
+import type { DisputeObjectCache } from '../services/dispute-object-cache.js';
 import type { Caller } from '../services/disputes.js';
 import type { Submitter } from '../services/submissions.js';
 
@@ -13,6 +14,7 @@ export interface AppDeps {
   keys: KeyResolver;
   adapters: AdapterRegistry;
   submitter: Submitter;
+  disputeObjects: DisputeObjectCache;
   logger: Logger;
   trustProxy: boolean;
 }
@@ -27,10 +29,8 @@ export interface RequestContext {
   deps: AppDeps;
 }
 
-export interface Reply {
-  status: number;
-  body: object;
-}
+/** A response: an object to serialize, or JSON text made already (lists of cached dispute objects). */
+export type Reply = { status: number; body: object } | { status: number; json: string };
 
 /**
  * One endpoint: a method, a path under /v1, and a handler that validates, calls one service function

@@ -8,13 +8,13 @@ export function disputeBody(found: { dispute: DisputeRecord; template: TemplateS
   return toDisputeObject(found.dispute, found.template, url);
 }
 
-export function listBody<T>(
-  page: { data: T[]; hasMore: boolean },
-  livemode: boolean,
-  url: string,
-  item: (row: T) => object,
-) {
-  return { object: 'list' as const, data: page.data.map(item), has_more: page.hasMore, livemode, url };
+/**
+ * The list object as JSON text, around items that are JSON text already (dispute objects come serialized
+ * from the DisputeObjectCache): `{object: "list", data, has_more, livemode, url}`.
+ */
+export function listJson(page: { data: string[]; hasMore: boolean }, livemode: boolean, url: string): string {
+  const envelope = JSON.stringify({ object: 'list', data: [], has_more: page.hasMore, livemode, url });
+  return envelope.replace('"data":[]', `"data":[${page.data.join(',')}]`);
 }
 
 export const templatePath = (id: string) => `/v1/templates/${id}`;

@@ -66,18 +66,18 @@ export async function lockDispute(
   return row;
 }
 
-/** Templates by id, in one query: a page of disputes names a handful at most. */
-export async function templatesById(
+/** Disputes by internal uid, with their templates, in one query. */
+export async function loadDisputes(
   db: Db,
   tenant: Tenant,
-  ids: string[],
-): Promise<Map<string, TemplateRow>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db
-    .select()
-    .from(templates)
-    .where(and(ownedBy(templates, tenant), inArray(templates.id, ids)));
-  return new Map(rows.map((row) => [row.id, row]));
+  uids: string[],
+): Promise<{ dispute: DisputeRow; template: TemplateRow | null }[]> {
+  if (uids.length === 0) return [];
+  return db
+    .select({ dispute: disputes, template: templates })
+    .from(disputes)
+    .leftJoin(templates, templateOfDispute)
+    .where(and(ownedBy(disputes, tenant), inArray(disputes.uid, uids)));
 }
 
 export async function loadTemplate(

@@ -1,6 +1,7 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client.js';
-import { disputes } from '../db/schema/index.js';
+import { preparedFor } from '../db/prepared.js';
+import { disputes, templates } from '../db/schema/index.js';
 import type { CreateInput, EvidenceInput, SubmitInput, UpdateInput } from '../domain/dispute-input.js';
 import { fillingAttributes, formatTimestamp } from '../domain/disputes.js';
 import { ApiError, notFound } from '../domain/errors.js';
@@ -16,10 +17,9 @@ import {
   lockDispute,
   ownedBy,
   type TemplateRow,
-  templatesById,
 } from './dispute-records.js';
 import { recordDisputeEvent } from './events.js';
-import { type PageQuery, planPage } from './paging.js';
+import { beyond, type PageQuery, planPage } from './paging.js';
 import { prepareSubmission, type Submitter } from './submissions.js';
 
 /**
@@ -57,29 +57,88 @@ export interface ListQuery extends PageQuery {
   account?: string;
 }
 
+/** What a dispute object derives from: its row's version and its template's (see DisputeObjectCache). */
+export interface DisputeStamp {
+  uid: string;
+  version: number;
+  templateUid: string | null;
+  templateVersion: number | null;
+}
+
+const placeholder = sql.placeholder;
+
+/**
+ * The page of stamps as one prepared statement per direction. Filters are nullable parameters, and a first
+ * page pages from `infinity`, so one shape serves every list: drizzle builds it once, and the row
+ * comparison against the cursor stays a condition on the list index for every page.
+ *
+ * The page is cut from the index first and joined to its templates after: joining first lets the planner
+ * hash-join and sort the whole tenant.
+ */
+const stampPage = (backwards: boolean) =>
+  preparedFor((db) => {
+    const order = backwards ? asc : desc;
+    const page = db
+      .select({
+        uid: disputes.uid,
+        version: disputes.version,
+        orgId: disputes.orgId,
+        livemode: disputes.livemode,
+        template: disputes.template,
+        createdAt: disputes.createdAt,
+        id: disputes.id,
+      })
+      .from(disputes)
+      .where(
+        and(
+          eq(disputes.orgId, placeholder('orgId')),
+          eq(disputes.livemode, placeholder('livemode')),
+          beyond(disputes.createdAt, disputes.id, backwards, [
+            sql`${placeholder('cursorCreatedAt')}::timestamptz`,
+            sql`${placeholder('cursorId')}::text`,
+          ]),
+          sql`(${placeholder('states')}::text[] is null or ${disputes.state} = any(${placeholder('states')}::text[]))`,
+          sql`(${placeholder('account')}::text is null or ${disputes.account} = ${placeholder('account')}::text)`,
+        ),
+      )
+      .orderBy(order(disputes.createdAt), order(disputes.id))
+      .limit(placeholder('limit'))
+      .as('page');
+    return db
+      .select({
+        uid: page.uid,
+        version: page.version,
+        templateUid: templates.uid,
+        templateVersion: templates.version,
+      })
+      .from(page)
+      .leftJoin(
+        templates,
+        and(
+          eq(templates.orgId, page.orgId),
+          eq(templates.livemode, page.livemode),
+          eq(templates.id, page.template),
+        ),
+      )
+      .orderBy(order(page.createdAt), order(page.id))
+      .prepare(backwards ? 'list_disputes_newer' : 'list_disputes_older');
+  });
+const olderStamps = stampPage(false);
+const newerStamps = stampPage(true);
+
+/** A page of stamps, newest `created` first; the objects themselves come from the DisputeObjectCache. */
 export async function listDisputes(db: Db, caller: Caller, query: ListQuery) {
-  const scope = ownedBy(disputes, caller);
-  const plan = await planPage(db, disputes, scope, query);
-  const conditions = [scope, plan.after];
-  if (query.states?.length) conditions.push(inArray(disputes.state, query.states));
-  if (query.account !== undefined) conditions.push(eq(disputes.account, query.account));
-  const rows = await db
-    .select()
-    .from(disputes)
-    .where(and(...conditions))
-    .orderBy(...plan.orderBy)
-    .limit(plan.limit);
-  const page = plan.finish(rows);
-  // The page first, then its templates: joining before the limit would join every row of the tenant.
-  const named = [...new Set(page.data.flatMap((dispute) => (dispute.template ? [dispute.template] : [])))];
-  const byId = await templatesById(db, caller, named);
-  return {
-    data: page.data.map((dispute) => ({
-      dispute,
-      template: (dispute.template && byId.get(dispute.template)) || null,
-    })),
-    hasMore: page.hasMore,
-  };
+  const plan = await planPage(db, disputes, ownedBy(disputes, caller), query);
+  const rows: DisputeStamp[] = await (plan.backwards ? newerStamps : olderStamps)(db).execute({
+    orgId: caller.orgId,
+    livemode: caller.livemode,
+    cursorCreatedAt: plan.cursor?.createdAt.toISOString() ?? 'infinity',
+    cursorId: plan.cursor?.id ?? '',
+    states: query.states?.length ? query.states : null,
+    account: query.account ?? null,
+    limit: plan.limit,
+  });
+  return plan.finish(rows);
 }
 
 export async function updateDispute(deps: DisputeDeps, caller: Caller, id: string, input: UpdateInput) {

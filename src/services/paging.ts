@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, lt, or, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Db } from '../db/client.js';
 import { ApiError } from '../domain/errors.js';
@@ -16,12 +16,26 @@ type Pageable = PgTable & {
 };
 
 export interface PagePlan {
-  /** The cursor's bound, to be and-ed with the caller's own conditions; undefined on a first page. */
+  /** The cursor row's (created, id), or null on a first page. */
+  cursor: { createdAt: Date; id: string } | null;
+  /** True for `ending_before`: the page is read oldest first from the cursor, then turned around. */
+  backwards: boolean;
+  /** The cursor's bound over `table`'s columns, to be and-ed with the caller's own conditions. */
   after: SQL | undefined;
   orderBy: SQL[];
   /** Rows to fetch: one more than the page, to learn whether more exist. */
   limit: number;
   finish<T>(rows: T[]): { data: T[]; hasMore: boolean };
+}
+
+/** The row comparison `(created, id) < (cursor)` (or `>`): Postgres takes it as a condition on the list index. */
+export function beyond(
+  createdAt: SQL | AnyPgColumn,
+  id: SQL | AnyPgColumn,
+  backwards: boolean,
+  cursor: [SQL, SQL],
+): SQL {
+  return sql`(${createdAt}, ${id}) ${backwards ? sql`>` : sql`<`} (${cursor[0]}, ${cursor[1]})`;
 }
 
 /** `scope` restricts the cursor lookup to the caller's own rows, so another tenant's id is unknown here. */
@@ -33,23 +47,25 @@ export async function planPage(
 ): Promise<PagePlan> {
   const cursorId = query.startingAfter ?? query.endingBefore;
   const backwards = query.endingBefore !== undefined;
-  let after: SQL | undefined;
+  let cursor: PagePlan['cursor'] = null;
   if (cursorId !== undefined) {
-    const [cursor] = await db
+    const [found] = await db
       .select({ createdAt: table.createdAt, id: table.id })
       .from(table)
       .where(and(scope, eq(table.id, cursorId)));
-    if (!cursor) throw new ApiError('invalid_request', `No object with id '${cursorId}' to page from.`);
-    const compare = backwards ? gt : lt;
-    after = or(
-      compare(table.createdAt, cursor.createdAt),
-      and(eq(table.createdAt, cursor.createdAt), compare(table.id, cursor.id)),
-    );
+    if (!found) throw new ApiError('invalid_request', `No object with id '${cursorId}' to page from.`);
+    cursor = { createdAt: found.createdAt as Date, id: found.id as string };
   }
-  // A page before a cursor is read oldest first from the cursor, then turned around to newest first.
   const direction = backwards ? asc : desc;
   return {
-    after,
+    cursor,
+    backwards,
+    after: cursor
+      ? beyond(table.createdAt, table.id, backwards, [
+          sql`${cursor.createdAt.toISOString()}::timestamptz`,
+          sql`${cursor.id}::text`,
+        ])
+      : undefined,
     orderBy: [direction(table.createdAt), direction(table.id)],
     limit: query.limit + 1,
     finish(rows) {

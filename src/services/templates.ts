@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { templates } from '../db/schema/index.js';
 import { ApiError, notFound } from '../domain/errors.js';
@@ -15,7 +15,7 @@ export async function createTemplate(
 ): Promise<TemplateRow> {
   const [created] = await db
     .insert(templates)
-    .values({ ...tenant, id: input.id, ...columns(input) })
+    .values({ orgId: tenant.orgId, livemode: tenant.livemode, id: input.id, ...columns(input) })
     .onConflictDoNothing()
     .returning();
   if (!created) throw new ApiError('invalid_request', `A template with id '${input.id}' already exists.`);
@@ -51,7 +51,7 @@ export async function updateTemplate(
 ): Promise<TemplateRow> {
   const [updated] = await db
     .update(templates)
-    .set({ ...columns(input), updatedAt: new Date() })
+    .set({ ...columns(input), version: sql`${templates.version} + 1`, updatedAt: new Date() })
     .where(and(ownedBy(templates, tenant), eq(templates.id, id)))
     .returning();
   if (!updated) throw notFound.template(id, false);

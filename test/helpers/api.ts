@@ -9,6 +9,7 @@ import type { AppDeps } from '../../src/api/endpoint.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
 import { KeyResolver } from '../../src/services/authenticate.js';
+import { DisputeObjectCache } from '../../src/services/dispute-object-cache.js';
 import { type CreatedOrganisation, createOrganisation } from '../../src/services/organisations.js';
 import { createInlineSubmitter } from '../../src/services/submissions.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -66,6 +67,7 @@ export async function startTestApi(): Promise<TestApi> {
     keys,
     adapters,
     submitter: createInlineSubmitter({ db: db.db, adapters, logger }),
+    disputeObjects: new DisputeObjectCache(),
     logger,
     trustProxy: false,
   };

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { disputes, organisations } from '../../src/db/schema/index.js';
 import type { DisputeObject } from '../../src/domain/disputes.js';
@@ -156,9 +156,10 @@ export async function writeStored(
   id: string,
   values: Partial<typeof disputes.$inferInsert>,
 ): Promise<void> {
+  // Like every writer, bump the version: the API's cached dispute objects are keyed by it.
   await api.db.db
     .update(disputes)
-    .set(values)
+    .set({ ...values, version: sql`${disputes.version} + 1` })
     .where(and(eq(disputes.orgId, tenant.org), eq(disputes.livemode, false), eq(disputes.id, id)));
 }
 

@@ -72,7 +72,10 @@ export const disputes = pgTable(
     submittedCount: integer().notNull().default(0),
     /** When a queued dispute is to be submitted: due_by minus the organisation's queue lead. */
     submitAt: at(),
-    /** Bumped on every write, for optimistic checks by workers that read outside a transaction. */
+    /**
+     * Bumped on every write: workers use it for optimistic checks, and cached dispute objects are keyed by
+     * it, so a writer that does not bump it serves stale objects.
+     */
     version: integer().notNull().default(1),
     ...timestamps,
   },

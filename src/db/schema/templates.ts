@@ -1,4 +1,4 @@
-import { index, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import type { TemplateField } from '../../domain/templates.js';
 import { listIndex, timestamps } from './columns.js';
 import { tenancy } from './tenancy.js';
@@ -14,6 +14,8 @@ export const templates = pgTable(
     fields: jsonb().$type<TemplateField[]>().notNull().default([]),
     reasons: jsonb().$type<string[] | null>(),
     body: text(),
+    /** Bumped on every update: cached dispute objects derived from the template are keyed by it. */
+    version: integer().notNull().default(1),
     ...timestamps,
   },
   (table) => [

@@ -1,10 +1,8 @@
 import { z } from 'zod';
-import { disputePath } from '../../../domain/disputes.js';
 import { text } from '../../../domain/params.js';
 import { disputeStates } from '../../../domain/states.js';
-import { listDisputes } from '../../../services/disputes.js';
 import { type Endpoint, parseInput } from '../../endpoint.js';
-import { disputeBody, listBody } from '../../serialize.js';
+import { listJson } from '../../serialize.js';
 import { pageParams, toPageQuery } from '../params.js';
 
 export const listDisputesQuery = pageParams.and(
@@ -22,14 +20,11 @@ export const listDisputesEndpoint: Endpoint = {
   path: '/disputes',
   async handle({ caller, input, url, deps }) {
     const query = parseInput(listDisputesQuery, input);
-    const page = await listDisputes(deps.db, caller, {
+    const page = await deps.disputeObjects.list(deps.db, caller, {
       ...toPageQuery(query),
       ...(query.state !== undefined && { states: [query.state].flat() }),
       ...(query.account !== undefined && { account: query.account }),
     });
-    return {
-      status: 200,
-      body: listBody(page, caller.livemode, url, (row) => disputeBody(row, disputePath(row.dispute.id))),
-    };
+    return { status: 200, json: listJson(page, caller.livemode, url) };
   },
 };

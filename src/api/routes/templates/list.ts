@@ -1,6 +1,6 @@
 import { listTemplates } from '../../../services/templates.js';
 import { type Endpoint, parseInput } from '../../endpoint.js';
-import { listBody, templateObject } from '../../serialize.js';
+import { listJson, templateObject } from '../../serialize.js';
 import { pageParams, toPageQuery } from '../params.js';
 
 export const listTemplatesEndpoint: Endpoint = {
@@ -8,9 +8,7 @@ export const listTemplatesEndpoint: Endpoint = {
   path: '/templates',
   async handle({ caller, input, url, deps }) {
     const page = await listTemplates(deps.db, caller, toPageQuery(parseInput(pageParams, input)));
-    return {
-      status: 200,
-      body: listBody(page, caller.livemode, url, (template) => templateObject(template)),
-    };
+    const data = page.data.map((template) => JSON.stringify(templateObject(template)));
+    return { status: 200, json: listJson({ data, hasMore: page.hasMore }, caller.livemode, url) };
   },
 };
