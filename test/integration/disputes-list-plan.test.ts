@@ -65,7 +65,8 @@ describe('GET /v1/disputes query plan', () => {
         `explain (format json) ${page.query}`,
         page.params as never[],
       );
-      const plan = (explained?.['QUERY PLAN'] as { Plan: PlanNode }[])[0]?.Plan ?? {};
+      const plans = (explained?.['QUERY PLAN'] ?? []) as { Plan: PlanNode }[];
+      const plan = plans[0]?.Plan ?? {};
       const nodes = planNodes(plan);
       const reads = nodes.filter(({ node }) => node['Relation Name'] === 'disputes');
       const context = `${JSON.stringify(query)}: ${JSON.stringify(plan)}`;

@@ -46,10 +46,11 @@ const parseForm = express.urlencoded(formOptions);
 
 /** Reads a JSON or form body when there is one; any other content type is refused. */
 export function readBody(req: Request, res: Response, next: NextFunction): void {
-  if (!hasBody(req)) return next();
-  if (req.is('application/json')) return parseJson(req, res, next);
-  if (req.is('application/x-www-form-urlencoded')) return parseForm(req, res, next);
-  throw new ApiError('invalid_request', `Unsupported content type: send ${supportedTypes.join(' or ')}.`);
+  if (!hasBody(req)) next();
+  else if (req.is('application/json')) parseJson(req, res, next);
+  else if (req.is('application/x-www-form-urlencoded')) parseForm(req, res, next);
+  else
+    throw new ApiError('invalid_request', `Unsupported content type: send ${supportedTypes.join(' or ')}.`);
 }
 
 /** Query parameters merge under the body on every method (API.md section 1): the body wins a clash. */

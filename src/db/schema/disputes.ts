@@ -1,7 +1,6 @@
 import {
   bigint,
   boolean,
-  index,
   integer,
   jsonb,
   pgTable,
