@@ -118,6 +118,7 @@ CREATE UNIQUE INDEX "disputes_tenant_id_unique" ON "disputes" USING btree ("org_
 CREATE INDEX "disputes_list_idx" ON "disputes" USING btree ("org_id","livemode","created_at","id");--> statement-breakpoint
 CREATE INDEX "events_list_idx" ON "events" USING btree ("org_id","livemode","created_at","id");--> statement-breakpoint
 CREATE INDEX "events_unrelayed_idx" ON "events" USING btree ("created_at") WHERE "events"."relayed_at" is null;--> statement-breakpoint
-CREATE INDEX "submissions_dispute_idx" ON "submissions" USING btree ("dispute_uid","created_at" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "submissions_dispute_idx" ON "submissions" USING btree ("dispute_uid","created_at");--> statement-breakpoint
+CREATE INDEX "submissions_pending_idx" ON "submissions" USING btree ("created_at") WHERE "submissions"."status" = 'pending';--> statement-breakpoint
 CREATE UNIQUE INDEX "templates_tenant_id_unique" ON "templates" USING btree ("org_id","livemode","id");--> statement-breakpoint
 CREATE INDEX "templates_list_idx" ON "templates" USING btree ("org_id","livemode","created_at","id");

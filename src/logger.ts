@@ -39,3 +39,23 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
 }
 
 export type { Logger };
+
+/**
+ * An error as a log line may carry it. A failed query's error holds the query's parameters (customers'
+ * names and evidence, key hashes) in its message, so for those only the SQL text and the database's
+ * classification are kept: SQLSTATE code, routine, and the table, column or constraint involved.
+ */
+export function describeError(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { type: typeof error };
+  const details = error as Error & Record<string, unknown>;
+  // The class, not `name`: drizzle's query errors keep the name 'Error'.
+  const type = error.constructor.name;
+  if ('params' in details && 'query' in details) {
+    return { type, query: details.query, cause: describeError(details.cause) };
+  }
+  if (type === 'PostgresError') {
+    const { code, routine, table_name: table, column_name: column, constraint_name: constraint } = details;
+    return { type, code, routine, table, column, constraint };
+  }
+  return { type, message: error.message, stack: error.stack };
+}

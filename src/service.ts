@@ -6,11 +6,11 @@ import { answerClientErrors } from './api/client-errors.js';
 import type { Config } from './config.js';
 import { connectDatabase } from './db/client.js';
 import { runMigrations } from './db/migrate.js';
-import { createLogger, type Logger } from './logger.js';
+import { createLogger, describeError, type Logger } from './logger.js';
 import { createAdapterRegistry } from './processors/registry.js';
 import { KeyResolver } from './services/authenticate.js';
 import { DisputeObjectCache } from './services/dispute-object-cache.js';
-import { createInlineSubmitter } from './services/submissions.js';
+import { createInlineSubmitter, resumePendingSubmissions } from './services/submissions.js';
 import { loadTls } from './tls.js';
 
 export interface RunningService {
@@ -30,11 +30,17 @@ export async function startService(
   const keys = new KeyResolver(database, config.KEY_CACHE_SECONDS * 1000);
   await keys.listen();
   const adapters = createAdapterRegistry();
+  const submissions = { db: database.db, adapters, logger };
+  // Submissions a stopped process left between recording an attempt and recording its outcome.
+  resumePendingSubmissions(submissions).then(
+    (count) => count > 0 && logger.info({ count }, 'resumed pending submissions'),
+    (error: unknown) => logger.error({ err: describeError(error) }, 'resuming pending submissions failed'),
+  );
   const app = createApp({
     db: database.db,
     keys,
     adapters,
-    submitter: createInlineSubmitter({ db: database.db, adapters, logger }),
+    submitter: createInlineSubmitter(submissions),
     disputeObjects: new DisputeObjectCache(),
     logger,
     trustProxy: config.TRUST_PROXY,

@@ -34,3 +34,8 @@ export function templateObject(template: TemplateRow, url = templatePath(templat
     url,
   };
 }
+
+/** What DELETE answers: the template's id, marked deleted. */
+export function deletedTemplateObject(template: TemplateRow, url: string) {
+  return { object: 'template' as const, id: template.id, deleted: true, livemode: template.livemode, url };
+}

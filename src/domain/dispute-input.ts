@@ -63,7 +63,9 @@ export const createInput = evidenceInput.extend({
   reversal_amount: integer.nullable().optional(),
   reversal_total: integer.nullable().optional(),
   is_charge_refundable: boolean.nullable().optional(),
-  submitted_count: nonNegativeInteger.default(0),
+  submitted_count: nonNegativeInteger
+    .pipe(z.number().max(2_147_483_647, 'must be at most 2147483647'))
+    .default(0),
   address_line1_check: check,
   address_zip_check: check,
   cvc_check: check,
@@ -76,7 +78,8 @@ export type CreateInput = z.infer<typeof createInput>;
 /** Optional overrides for a generated test dispute; every other attribute is made up. */
 export const testDisputeInput = z.object({
   id: resourceId.optional(),
-  state: z.enum(disputeStates).default('needs_response'),
+  /** Any state but compiling_evidence, which exists only while a submission is in flight. */
+  state: z.enum(disputeStates).exclude(['compiling_evidence']).default('needs_response'),
   reason: z.enum(reasons).optional(),
   kind: z.enum(kinds).default('chargeback'),
   amount: nonNegativeInteger.optional(),

@@ -1,5 +1,5 @@
 import type { CorrespondenceItem, FieldValue, PastPayment, Product } from './evidence.js';
-import { type FillingAttributes, missingFields, type TemplateShape } from './templates.js';
+import { type FillingAttribute, missingFields, type TemplateShape } from './templates.js';
 
 /** The stored dispute as the serializer needs it (a database row satisfies this). */
 export interface DisputeRecord {
@@ -47,9 +47,9 @@ export interface DisputeRecord {
 
 /**
  * The attributes that satisfy a required template field of the same name (API.md section 3,
- * missing_fields), under their API names.
+ * missing_fields), under their API names; typed by `attributesFillingFields`, so the two cannot drift.
  */
-export function fillingAttributes(dispute: DisputeRecord): FillingAttributes {
+export function fillingAttributes(dispute: DisputeRecord): Record<FillingAttribute, unknown> {
   return {
     customer_name: dispute.customerName,
     customer_email: dispute.customerEmail,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ApiError } from './errors.js';
 import { absoluteUrl, currency, integer, jsonArray, nonNegativeInteger, text } from './params.js';
 
 /** Evidence items of API.md section 3. Each array has its own error type (see `evidenceErrorTypes`). */
@@ -52,9 +53,47 @@ export const pastPayments = jsonArray(pastPayment, maxPastPayments);
 /** A field value as sent: a scalar; `null` or `""` removes the key when merged. */
 export const fieldValue = z.union([text(), z.number().finite(), z.boolean(), z.null()]);
 export type FieldValue = z.infer<typeof fieldValue>;
+/** `__proto__` would set an object's prototype instead of adding a key, so it is not a key. */
 export const fieldKey = z
   .string()
-  .regex(/^[A-Za-z0-9_\-.]{1,100}$/, 'field keys are 1-100 characters of A-Z a-z 0-9 _ - .');
-export const fields = z.record(fieldKey, fieldValue).refine((value) => Object.keys(value).length <= 200, {
-  message: 'must have at most 200 keys',
-});
+  .regex(
+    /^(?!__proto__$)[A-Za-z0-9_\-.]{1,100}$/,
+    'field keys are 1-100 characters of A-Z a-z 0-9 _ - . (not __proto__)',
+  );
+/**
+ * The fields dictionary. zod's record silently skips a `__proto__` key, so one sent is refused here
+ * instead of being dropped without a word.
+ */
+export const fields = z.preprocess(
+  (value, context) => {
+    if (typeof value === 'object' && value !== null && Object.hasOwn(value, '__proto__')) {
+      context.addIssue({ code: 'custom', message: "'__proto__' cannot be a field key" });
+      return z.NEVER;
+    }
+    return value;
+  },
+  z.record(fieldKey, fieldValue).refine((value) => Object.keys(value).length <= 200, {
+    message: 'must have at most 200 keys',
+  }),
+);
+
+/**
+ * The most evidence one dispute keeps, as JSON: fields merge across updates, so without a cap a dispute
+ * could grow past what a list of 100 can carry. Generous: a typical dispute's evidence is a few KiB.
+ */
+export const maxEvidenceBytes = 512 * 1024;
+
+export function checkEvidenceSize(evidence: {
+  fields: Record<string, FieldValue>;
+  products: Product[];
+  correspondence: CorrespondenceItem[];
+  pastPayments: PastPayment[];
+}): void {
+  const bytes = Buffer.byteLength(JSON.stringify(evidence));
+  if (bytes > maxEvidenceBytes) {
+    throw new ApiError(
+      'invalid_request',
+      `The dispute's evidence would take ${bytes} bytes; a dispute keeps at most ${maxEvidenceBytes}.`,
+    );
+  }
+}

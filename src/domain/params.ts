@@ -57,7 +57,11 @@ export function jsonArray<T extends z.ZodType>(item: T, max: number) {
 const isoTimestamp =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
 
-/** Request timestamps: ISO 8601 with or without a zone (none means UTC) or Unix seconds. */
+/**
+ * Request timestamps: ISO 8601 with or without a zone (none means UTC) or Unix seconds, from 1970 to the
+ * end of year 9999 in UTC (a dispute has no business outside it, and Postgres cannot take every moment
+ * JavaScript can: no year 0, no six-digit years).
+ */
 export const timestamp = z.union([z.number(), z.string().max(40)]).transform((value, ctx) => {
   const parsed = parseTimestamp(value);
   if (!parsed) {
@@ -82,8 +86,11 @@ export function parseTimestamp(value: number | string): Date | null {
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
   const calendar = new Date(Date.UTC(year, month - 1, day));
   if (calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) return null;
-  return date;
+  return inRange(date) ? date : null;
 }
+
+const latest = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+const inRange = (date: Date) => date.getTime() >= 0 && date.getTime() <= latest;
 
 export const absoluteUrl = text(2048).refine((value) => {
   try {

@@ -2,8 +2,10 @@ import type { ErrorType } from './errors.js';
 import { type ApiVersion, isOn } from './versions.js';
 
 /**
- * The dispute state x action table of API.md section 5, as data. Services ask `decide()`; no other module
- * branches on a dispute's state to allow or refuse an action.
+ * The dispute state x action table of API.md section 5, as data. Services ask `decide()` whether an action
+ * on an existing dispute may proceed, is held or is refused; no other module answers that. What a
+ * permitted action then does in a state (an edit of a queued dispute must leave it submittable, and
+ * `queue=false` un-queues it) is the dispute service's.
  */
 export const disputeStates = [
   'needs_response',

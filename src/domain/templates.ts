@@ -88,7 +88,8 @@ export const attributesFillingFields = [
   'statement_descriptor',
   'address_zip',
 ] as const;
-export type FillingAttributes = Partial<Record<(typeof attributesFillingFields)[number], unknown>>;
+export type FillingAttribute = (typeof attributesFillingFields)[number];
+export type FillingAttributes = Partial<Record<FillingAttribute, unknown>>;
 
 /** `{key: type}` for each required field that neither `fields` nor a same-named attribute provides. */
 export function missingFields(

@@ -16,8 +16,16 @@ const stampKey = (stamp: DisputeStamp) =>
  */
 export class DisputeObjectCache {
   private readonly entries = new Map<string, string>();
+  private size = 0;
 
-  constructor(private readonly maxEntries = 20_000) {}
+  /**
+   * `maxChars` bounds the memory held (64 Mi characters: 128 MiB at worst); an object over `maxObjectChars`
+   * is served but not kept, so a few huge disputes cannot push out everyone else's.
+   */
+  constructor(
+    private readonly maxChars = 64 * 1024 * 1024,
+    private readonly maxObjectChars = 256 * 1024,
+  ) {}
 
   async list(db: Db, caller: Caller, query: ListQuery): Promise<{ data: string[]; hasMore: boolean }> {
     const page = await listDisputes(db, caller, query);
@@ -50,10 +58,13 @@ export class DisputeObjectCache {
   }
 
   private remember(key: string, json: string): void {
+    if (json.length > this.maxObjectChars || this.entries.has(key)) return;
     this.entries.set(key, json);
-    if (this.entries.size > this.maxEntries) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
+    this.size += json.length;
+    for (const [oldest, text] of this.entries) {
+      if (this.size <= this.maxChars) break;
+      this.entries.delete(oldest);
+      this.size -= text.length;
     }
   }
 }

@@ -1,10 +1,11 @@
-import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client.js';
 import { preparedFor } from '../db/prepared.js';
 import { disputes, templates } from '../db/schema/index.js';
 import type { CreateInput, EvidenceInput, SubmitInput, UpdateInput } from '../domain/dispute-input.js';
 import { fillingAttributes, formatTimestamp } from '../domain/disputes.js';
 import { ApiError, notFound } from '../domain/errors.js';
+import { checkEvidenceSize } from '../domain/evidence.js';
 import { type Action, type DisputeState, decide } from '../domain/states.js';
 import { checkFieldValues, mergeFields, missingFields } from '../domain/templates.js';
 import type { ApiVersion } from '../domain/versions.js';
@@ -19,7 +20,7 @@ import {
   type TemplateRow,
 } from './dispute-records.js';
 import { recordDisputeEvent } from './events.js';
-import { beyond, type PageQuery, planPage } from './paging.js';
+import { beyond, type PageQuery, pageOrder, planPage } from './paging.js';
 import { prepareSubmission, type Submitter } from './submissions.js';
 
 /**
@@ -52,6 +53,15 @@ export async function retrieveDispute(db: Db, caller: Caller, id: string) {
   return findDispute(db, caller, id);
 }
 
+/**
+ * The generated response package. Responses are rendered from the evidence-documents stage on; until
+ * then none exists for any dispute (and an unknown dispute is still dispute_not_found).
+ */
+export async function retrieveResponse(db: Db, caller: Caller, id: string): Promise<never> {
+  await findDispute(db, caller, id);
+  throw new ApiError('response_not_found', `No response has been generated for dispute '${id}' yet.`);
+}
+
 export interface ListQuery extends PageQuery {
   states?: DisputeState[];
   account?: string;
@@ -77,7 +87,7 @@ const placeholder = sql.placeholder;
  */
 const stampPage = (backwards: boolean) =>
   preparedFor((db) => {
-    const order = backwards ? asc : desc;
+    const order = pageOrder(backwards);
     const page = db
       .select({
         uid: disputes.uid,
@@ -167,33 +177,24 @@ export async function submitDispute(
   input: SubmitInput,
 ): Promise<DisputeOutcome> {
   if (input.queue) return queueDispute(deps, caller, id, input);
-  let prepared: { submissionId: string; template: TemplateRow | null } | undefined;
-  // The evidence is saved even when the submission is then refused (API.md section 4), so a refusal found
-  // after saving is returned from the transaction and thrown once it has committed.
-  let refusal: ApiError | null = null;
-  const outcome = await inTransaction(
+  return inTransaction(
     deps,
     caller,
     id,
     'submit',
     input,
     async ({ tx, dispute, template, change, decision }) => {
-      if (input.account !== undefined) change.account = input.account;
       const saved = await write(tx, dispute, change);
       if (decision === 'hold') return { status: 202, dispute: saved, template };
-      refusal = submitProblem(saved, template, now(deps));
-      if (refusal) return { status: 200, dispute: saved, template };
-      const adapter = deps.adapters.forDispute(saved).name;
-      prepared = { submissionId: await prepareSubmission(tx, saved, adapter), template };
-      return { status: 201, dispute: saved, template };
+      const refusal = submitProblem(saved, template, now(deps));
+      if (refusal) return { refusal };
+      const submissionId = await prepareSubmission(tx, saved, deps.adapters.forDispute(saved).name);
+      return { status: 201, dispute: saved, template, submissionId };
     },
   );
-  if (refusal) throw refusal;
-  if (!prepared) return outcome;
-  return runPrepared(deps, caller, id, prepared.submissionId);
 }
 
-async function queueDispute(deps: DisputeDeps, caller: Caller, id: string, input: EvidenceInput) {
+async function queueDispute(deps: DisputeDeps, caller: Caller, id: string, input: SubmitInput | UpdateInput) {
   return inTransaction(
     deps,
     caller,
@@ -202,15 +203,15 @@ async function queueDispute(deps: DisputeDeps, caller: Caller, id: string, input
     input,
     async ({ tx, dispute, template, change, decision }) => {
       if (decision === 'hold') return { status: 202, dispute: await write(tx, dispute, change), template };
-      const problem = submitProblem({ ...dispute, ...change }, template, now(deps));
-      if (problem) throw problem;
-      Object.assign(change, {
-        state: 'queued',
-        submitAt: submitAt(dispute.dueBy, caller.queueLeadMinutes, now(deps)),
-      });
-      const updated = await write(tx, dispute, change);
-      await recordDisputeEvent(tx, 'dispute.updated', updated, template);
-      return { status: 200, dispute: updated, template };
+      const refusal = submitProblem({ ...dispute, ...change }, template, now(deps));
+      if (refusal) {
+        await write(tx, dispute, change);
+        return { refusal };
+      }
+      const at = submitAt(dispute.dueBy, caller.queueLeadMinutes, now(deps));
+      const queued = await write(tx, dispute, { ...change, state: 'queued', submitAt: at });
+      await recordDisputeEvent(tx, 'dispute.updated', queued, template);
+      return { status: 200, dispute: queued, template };
     },
   );
 }
@@ -243,8 +244,7 @@ export async function createDispute(
   input: CreateInput,
 ): Promise<DisputeOutcome> {
   const at = now(deps);
-  let submissionId: string | undefined;
-  const outcome = await deps.db.transaction(async (tx): Promise<DisputeOutcome> => {
+  const result = await deps.db.transaction(async (tx): Promise<StepResult> => {
     const template = await requireTemplate(tx, caller, input.template ?? null);
     const values = {
       orgId: caller.orgId,
@@ -281,11 +281,13 @@ export async function createDispute(
       createdAt: at,
       updatedAt: at,
     };
+    checkEvidenceSize(values);
     const [created] = await tx.insert(disputes).values(values).onConflictDoNothing().returning();
     if (!created) throw new ApiError('invalid_request', `A dispute with id '${input.id}' already exists.`);
     await recordDisputeEvent(tx, 'dispute.created', created, template);
     if (!input.submit && !input.queue) return { status: 201, dispute: created, template };
 
+    // Unlike a submit of an existing dispute, nothing was saved before: a refusal undoes the create.
     const problem = submitProblem(created, template, at);
     if (problem) throw problem;
     if (input.queue) {
@@ -296,12 +298,18 @@ export async function createDispute(
       await recordDisputeEvent(tx, 'dispute.updated', queued, template);
       return { status: 201, dispute: queued, template };
     }
-    submissionId = await prepareSubmission(tx, created, deps.adapters.forDispute(created).name);
-    return { status: 201, dispute: created, template };
+    const submissionId = await prepareSubmission(tx, created, deps.adapters.forDispute(created).name);
+    return { status: 201, dispute: created, template, submissionId };
   });
-  if (!submissionId) return outcome;
-  return runPrepared(deps, caller, input.id, submissionId);
+  return afterCommit(deps, caller, result);
 }
+
+/**
+ * What a step leaves to do once its transaction has committed: run the submission it prepared, or throw
+ * a refusal found after the client's parameters were saved (what was saved stays saved when a submit
+ * then fails, API.md section 4).
+ */
+type StepResult = (DisputeOutcome & { submissionId?: string }) | { refusal: ApiError };
 
 interface Step {
   tx: Tx;
@@ -318,10 +326,10 @@ async function inTransaction(
   caller: Caller,
   id: string,
   action: Action,
-  input: Partial<EvidenceInput>,
-  step: (step: Step) => Promise<DisputeOutcome>,
+  input: Partial<EvidenceInput> & { account?: string },
+  step: (step: Step) => Promise<StepResult>,
 ): Promise<DisputeOutcome> {
-  return deps.db.transaction(async (tx) => {
+  const result = await deps.db.transaction(async (tx) => {
     const { dispute, template: stored } = await lockDispute(tx, caller, id);
     const decision = decide(dispute.state as DisputeState, action, {
       force: input.force ?? false,
@@ -332,6 +340,13 @@ async function inTransaction(
     const { change, template } = await checkEvidence(tx, caller, dispute, stored, input);
     return step({ tx, dispute, template, change, decision: decision.outcome });
   });
+  return afterCommit(deps, caller, result);
+}
+
+async function afterCommit(deps: DisputeDeps, caller: Caller, result: StepResult): Promise<DisputeOutcome> {
+  if ('refusal' in result) throw result.refusal;
+  if (result.submissionId) return runPrepared(deps, caller, result.dispute.id, result.submissionId);
+  return { status: result.status, dispute: result.dispute, template: result.template };
 }
 
 async function checkEvidence(
@@ -339,7 +354,7 @@ async function checkEvidence(
   caller: Caller,
   dispute: DisputeRow,
   stored: TemplateRow | null,
-  input: Partial<EvidenceInput>,
+  input: Partial<EvidenceInput> & { account?: string },
 ): Promise<{ change: Change; template: TemplateRow | null }> {
   const template = input.template === undefined ? stored : await requireTemplate(tx, caller, input.template);
   const change: Change = {};
@@ -354,6 +369,17 @@ async function checkEvidence(
   if (input.account_id !== undefined) change.accountId = input.account_id;
   // A client-supplied charge fills in for processors whose access is read-only; it never replaces one.
   if (input.charge !== undefined && dispute.charge === null) change.charge = input.charge;
+  // Likewise the connected account that answers a dispute that names none; a named one is the processor's.
+  if (input.account !== undefined && input.account !== dispute.account) {
+    if (dispute.account !== null) {
+      throw new ApiError(
+        'invalid_request',
+        `Dispute '${dispute.id}' belongs to account '${dispute.account}'.`,
+      );
+    }
+    change.account = input.account;
+  }
+  checkEvidenceSize({ ...dispute, ...change });
   return { change, template };
 }
 
@@ -382,7 +408,7 @@ function submitProblem(dispute: DisputeRow, template: TemplateRow | null, at: Da
 }
 
 /** Queued disputes go out `queue lead` before the deadline, or at once when that moment has passed. */
-function submitAt(dueBy: Date | null, leadMinutes: number, at: Date): Date {
+export function submitAt(dueBy: Date | null, leadMinutes: number, at: Date): Date {
   if (!dueBy) return at;
   const planned = new Date(dueBy.getTime() - leadMinutes * 60_000);
   return planned.getTime() > at.getTime() ? planned : at;
@@ -402,12 +428,12 @@ function refusalMessage(error: ApiError['type'], dispute: DisputeRow): string {
   return `Dispute '${dispute.id}' ${refusalMessages[error] ?? 'cannot take this action'} (state ${dispute.state}).`;
 }
 
-/** Writes the change, bumping `version`; an empty change writes nothing, so a refusal leaves no trace. */
+/** Writes the change (the database bumps `version`); an empty change writes nothing, so a refusal leaves no trace. */
 async function write(tx: Tx, dispute: DisputeRow, change: Change): Promise<DisputeRow> {
   if (Object.keys(change).length === 0) return dispute;
   const [updated] = await tx
     .update(disputes)
-    .set({ ...change, version: sql`${disputes.version} + 1`, updatedAt: new Date() })
+    .set({ ...change, updatedAt: new Date() })
     .where(eq(disputes.uid, dispute.uid))
     .returning();
   if (!updated) throw new Error(`dispute ${dispute.uid} vanished inside its transaction`);

@@ -28,6 +28,9 @@ export interface PagePlan {
   finish<T>(rows: T[]): { data: T[]; hasMore: boolean };
 }
 
+/** Lists run newest first; a page before a cursor is read oldest first from it, then turned around. */
+export const pageOrder = (backwards: boolean) => (backwards ? asc : desc);
+
 /** The row comparison `(created, id) < (cursor)` (or `>`): Postgres takes it as a condition on the list index. */
 export function beyond(
   createdAt: SQL | AnyPgColumn,
@@ -56,7 +59,7 @@ export async function planPage(
     if (!found) throw new ApiError('invalid_request', `No object with id '${cursorId}' to page from.`);
     cursor = { createdAt: found.createdAt as Date, id: found.id as string };
   }
-  const direction = backwards ? asc : desc;
+  const direction = pageOrder(backwards);
   return {
     cursor,
     backwards,

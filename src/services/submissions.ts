@@ -1,8 +1,8 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client.js';
 import { disputes, submissions } from '../db/schema/index.js';
 import { newId } from '../ids.js';
-import type { Logger } from '../logger.js';
+import { describeError, type Logger } from '../logger.js';
 import type { AdapterRegistry } from '../processors/registry.js';
 import { type EvidencePackage, ProcessorError } from '../processors/types.js';
 import { type DisputeRow, loadTemplate, type TemplateRow } from './dispute-records.js';
@@ -50,7 +50,7 @@ export async function prepareSubmission(tx: Tx, dispute: DisputeRow, adapter: st
   });
   await tx
     .update(disputes)
-    .set({ state: 'compiling_evidence', version: sql`${disputes.version} + 1`, updatedAt: new Date() })
+    .set({ state: 'compiling_evidence', updatedAt: new Date() })
     .where(eq(disputes.uid, dispute.uid));
   return id;
 }
@@ -96,8 +96,16 @@ export async function runSubmission(deps: SubmissionDeps, submissionId: string):
     await finishSubmission(deps.db, submission, dispute, { reference: answer.reference });
     log.info('submission succeeded');
     return { status: 'succeeded' };
-  } catch (error) {
-    if (!(error instanceof ProcessorError)) throw error;
+  } catch (thrown) {
+    // Anything an adapter throws ends the attempt on the record: a dispute is never left compiling
+    // evidence behind a submission nobody will finish.
+    const error =
+      thrown instanceof ProcessorError
+        ? thrown
+        : new ProcessorError(adapter.name, 'The call to the processor failed unexpectedly.', {
+            retryable: true,
+          });
+    if (!(thrown instanceof ProcessorError)) log.error({ err: describeError(thrown) }, 'adapter threw');
     await finishSubmission(deps.db, submission, dispute, { error });
     log.warn(
       { status: error.status, retryable: error.retryable, reason: error.message },
@@ -105,6 +113,21 @@ export async function runSubmission(deps: SubmissionDeps, submissionId: string):
     );
     return { status: 'failed', message: error.message };
   }
+}
+
+/**
+ * Runs every submission left pending, oldest first: those whose process stopped between recording the
+ * attempt and recording its outcome. Safe to run at any time: the processor receives the same idempotency
+ * key as before, and a submission finished meanwhile is left as it is.
+ */
+export async function resumePendingSubmissions(deps: SubmissionDeps): Promise<number> {
+  const pending = await deps.db
+    .select({ id: submissions.id })
+    .from(submissions)
+    .where(eq(submissions.status, 'pending'))
+    .orderBy(submissions.createdAt);
+  for (const { id } of pending) await runSubmission(deps, id);
+  return pending.length;
 }
 
 async function finishSubmission(
@@ -116,7 +139,8 @@ async function finishSubmission(
   const now = new Date();
   await db.transaction(async (tx) => {
     const succeeded = 'reference' in outcome;
-    await tx
+    // Only a pending submission is finished, once: a second run of the same attempt records nothing.
+    const [finished] = await tx
       .update(submissions)
       .set(
         succeeded
@@ -131,7 +155,9 @@ async function finishSubmission(
               },
             },
       )
-      .where(eq(submissions.id, submission.id));
+      .where(and(eq(submissions.id, submission.id), eq(submissions.status, 'pending')))
+      .returning({ id: submissions.id });
+    if (!finished) return;
     const [updated] = await tx
       .update(disputes)
       .set(
@@ -141,10 +167,9 @@ async function finishSubmission(
               submittedAt: now,
               submittedCount: sql`${disputes.submittedCount} + 1`,
               submitAt: null,
-              version: sql`${disputes.version} + 1`,
               updatedAt: now,
             }
-          : { state: submission.previousState, version: sql`${disputes.version} + 1`, updatedAt: now },
+          : { state: submission.previousState, updatedAt: now },
       )
       .where(eq(disputes.uid, dispute.uid))
       .returning();

@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { templates } from '../db/schema/index.js';
 import { ApiError, notFound } from '../domain/errors.js';
@@ -51,7 +51,7 @@ export async function updateTemplate(
 ): Promise<TemplateRow> {
   const [updated] = await db
     .update(templates)
-    .set({ ...columns(input), version: sql`${templates.version} + 1`, updatedAt: new Date() })
+    .set({ ...columns(input), updatedAt: new Date() })
     .where(and(ownedBy(templates, tenant), eq(templates.id, id)))
     .returning();
   if (!updated) throw notFound.template(id, false);

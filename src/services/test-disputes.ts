@@ -3,7 +3,7 @@ import type { Db } from '../db/client.js';
 import { disputes } from '../db/schema/index.js';
 import type { TestDisputeInput } from '../domain/dispute-input.js';
 import { ApiError } from '../domain/errors.js';
-import type { Caller, DisputeOutcome } from './disputes.js';
+import { type Caller, type DisputeOutcome, submitAt } from './disputes.js';
 import { recordDisputeEvent } from './events.js';
 
 /**
@@ -46,6 +46,7 @@ export async function generateTestDispute(
   const [name, email] = pick(customers);
   const amount = input.amount ?? randomInt(5, 500) * 100 + pick([0, 49, 99]);
   const fee = 1500;
+  const dueBy = input.due_by ?? new Date(now + randomInt(7, 21) * day);
   return db.transaction(async (tx) => {
     const [created] = await tx
       .insert(disputes)
@@ -61,7 +62,9 @@ export async function generateTestDispute(
         account: input.account ?? null,
         chargedAt: new Date(now - randomInt(20, 60) * day),
         disputedAt: new Date(now - randomInt(1, 5) * day),
-        dueBy: input.due_by ?? new Date(now + randomInt(7, 21) * day),
+        dueBy,
+        // A queued dispute carries its moment of submission, as one queued through the API does.
+        submitAt: input.state === 'queued' ? submitAt(dueBy, caller.queueLeadMinutes, new Date(now)) : null,
         charge: input.charge ?? `ch_${token()}`,
         isChargeRefundable: false,
         amount,

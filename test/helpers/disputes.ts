@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { disputes, organisations } from '../../src/db/schema/index.js';
 import type { DisputeObject } from '../../src/domain/disputes.js';
@@ -128,9 +128,19 @@ export async function orderTemplate(api: TestApi, key: string): Promise<string> 
 
 /** A random mock dispute through POST /v1/test/disputes, with the given overrides. */
 export async function createTestDispute(api: TestApi, key: string, overrides: Json = {}): Promise<Dispute> {
-  const response = await api.call<Dispute>('POST', '/v1/test/disputes', { key, json: overrides });
+  // compiling_evidence exists only while a submission is in flight, so the generator refuses it; such a
+  // dispute is made as needs_response and moved there in the database (its generated id is unique).
+  const { state, ...rest } = overrides;
+  const inFlight = state === 'compiling_evidence';
+  const json = inFlight ? rest : overrides;
+  const response = await api.call<Dispute>('POST', '/v1/test/disputes', { key, json });
   expect(response.status, response.text).toBe(201);
-  return response.body;
+  if (!inFlight) return response.body;
+  await api.db.db
+    .update(disputes)
+    .set({ state: 'compiling_evidence' })
+    .where(eq(disputes.id, response.body.id));
+  return getDispute(api, key, response.body.id);
 }
 
 /**
@@ -156,10 +166,9 @@ export async function writeStored(
   id: string,
   values: Partial<typeof disputes.$inferInsert>,
 ): Promise<void> {
-  // Like every writer, bump the version: the API's cached dispute objects are keyed by it.
   await api.db.db
     .update(disputes)
-    .set({ ...values, version: sql`${disputes.version} + 1` })
+    .set(values)
     .where(and(eq(disputes.orgId, tenant.org), eq(disputes.livemode, false), eq(disputes.id, id)));
 }
 

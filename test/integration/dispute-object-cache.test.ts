@@ -78,23 +78,44 @@ describe('the list never serves a stale dispute object', () => {
 });
 
 describe('DisputeObjectCache', () => {
-  it('keeps at most its size, and a page larger than it is still served whole and fresh', async () => {
-    const other = await newTenant(api);
-    const ids: string[] = [];
-    for (let index = 0; index < 5; index++) ids.push((await createTestDispute(api, other.key)).id);
-    const cache = new DisputeObjectCache(2);
-    const caller = {
-      orgId: other.org,
+  const callerOf = (tenant: Tenant) =>
+    ({
+      orgId: tenant.org,
       livemode: false,
       apiVersion: '2021-09-15',
       version: '2021-09-15',
       queueLeadMinutes: 1440,
-    } as const;
+    }) as const;
+  const held = (cache: DisputeObjectCache) => [
+    ...(cache as unknown as { entries: Map<string, string> }).entries.values(),
+  ];
 
-    const first = await cache.list(api.db.db, caller, { limit: 10 });
-    const second = await cache.list(api.db.db, caller, { limit: 10 });
+  it('holds at most its size in characters, and a page larger than it is still served whole', async () => {
+    const other = await newTenant(api);
+    const ids: string[] = [];
+    for (let index = 0; index < 5; index++) ids.push((await createTestDispute(api, other.key)).id);
+    const cache = new DisputeObjectCache(3000);
+
+    const first = await cache.list(api.db.db, callerOf(other), { limit: 10 });
+    const second = await cache.list(api.db.db, callerOf(other), { limit: 10 });
     expect(first.data.map((json) => (JSON.parse(json) as Dispute).id)).toEqual([...ids].reverse());
     expect(second).toEqual(first);
-    expect((cache as unknown as { entries: Map<string, string> }).entries.size).toBe(2);
+    const kept = held(cache);
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.reduce((sum, json) => sum + json.length, 0)).toBeLessThanOrEqual(3000);
+  });
+
+  it('serves an object larger than its per-object limit without keeping it', async () => {
+    const other = await newTenant(api);
+    const dispute = await createTestDispute(api, other.key);
+    await api.call('PUT', `/v1/disputes/${dispute.id}`, {
+      key: other.key,
+      json: { fields: { note: 'x'.repeat(5000) } },
+    });
+    const cache = new DisputeObjectCache(1_000_000, 4000);
+
+    const page = await cache.list(api.db.db, callerOf(other), { limit: 10 });
+    expect((JSON.parse(page.data[0] ?? '{}') as Dispute).fields).toEqual({ note: 'x'.repeat(5000) });
+    expect(held(cache)).toEqual([]);
   });
 });

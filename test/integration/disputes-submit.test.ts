@@ -305,3 +305,41 @@ describe('POST /v1/disputes/:id/submit: held disputes', () => {
     expect(api.mock.calls).toBe(calls);
   });
 });
+
+describe('POST /v1/disputes/:id/submit with queue=true', () => {
+  it('keeps the parameters it was sent when the queueing is then refused, as a submit does', async () => {
+    const template = await orderTemplate(api, tenant.key);
+    const dispute = await createTestDispute(api, tenant.key, { due_by: daysFromNow(10) });
+    expectError(
+      await submit(dispute.id, { queue: true, template, products: [product] }),
+      400,
+      'missing_fields',
+    );
+    expect(await getDispute(api, tenant.key, dispute.id)).toMatchObject({
+      state: 'needs_response',
+      template,
+      products: [product],
+    });
+  });
+});
+
+describe('POST /v1/disputes/:id/submit with account', () => {
+  it('names the connected account of a dispute that has none', async () => {
+    const { dispute } = await submittableDispute(api, tenant);
+    const response = await submit(dispute.id, { account: 'acct_b' });
+    expect(response.status).toBe(201);
+    expect(response.body.account).toBe('acct_b');
+  });
+
+  it('refuses another account than the one a dispute belongs to, changing nothing', async () => {
+    const { dispute } = await submittableDispute(api, tenant, { account: 'acct_a' });
+    const calls = api.mock.calls;
+    const response = await submit(dispute.id, { account: 'acct_b', products: [product] });
+    expectError(response, 400, 'invalid_request');
+    expect((response.body as unknown as ErrorBody).error.message).toBe(
+      `Dispute '${dispute.id}' belongs to account 'acct_a'.`,
+    );
+    expect(await getDispute(api, tenant.key, dispute.id)).toEqual(dispute);
+    expect(api.mock.calls).toBe(calls);
+  });
+});

@@ -260,13 +260,13 @@ describe('PUT /v1/disputes/:id: queueing', () => {
     expect(acceptedSubmissions(api, dispute.id)).toHaveLength(0);
   });
 
-  it('queue=true with an unsubmittable dispute is refused and changes nothing', async () => {
+  it('queue=true with an unsubmittable dispute is refused, keeping what was sent and the state', async () => {
     const template = await orderTemplate(api, tenant.key);
     const dispute = await createTestDispute(api, tenant.key, { due_by: daysFromNow(10) });
     await put(dispute.id, { template });
-    const before = await getDispute(api, tenant.key, dispute.id);
     expectError(await put(dispute.id, { queue: true, fields: { note: 'x' } }), 400, 'missing_fields');
-    expect(await getDispute(api, tenant.key, dispute.id)).toEqual(before);
+    const after = await getDispute(api, tenant.key, dispute.id);
+    expect(after).toMatchObject({ state: 'needs_response', fields: { note: 'x' } });
   });
 
   it('a queued dispute stays queued through an edit that keeps it submittable', async () => {
@@ -514,5 +514,27 @@ describe('PUT /v1/disputes/:id: bad input changes nothing', () => {
       headers: { 'content-type': 'application/json' },
     });
     expectError(response, 400, 'invalid_request');
+  });
+});
+
+describe('PUT /v1/disputes/:id: evidence size', () => {
+  it('refuses an update that would grow the evidence past 512 KiB, keeping what was stored', async () => {
+    const dispute = await createTestDispute(api, tenant.key);
+    for (const key of ['a', 'b', 'c', 'd', 'e']) {
+      expect((await put(dispute.id, { fields: { [key]: 'x'.repeat(10_000) } })).status).toBe(200);
+    }
+    const before = await getDispute(api, tenant.key, dispute.id);
+    const products = Array.from({ length: 60 }, (_, index) => ({
+      name: `item ${index}`,
+      quantity: 1,
+      amount: 100,
+      description: 'y'.repeat(9_000),
+    }));
+    const response = await put(dispute.id, { products });
+    expectError(response, 400, 'invalid_request');
+    expect((response.body as unknown as { error: { message: string } }).error.message).toMatch(
+      /^The dispute's evidence would take \d+ bytes; a dispute keeps at most 524288\.$/,
+    );
+    expect(await getDispute(api, tenant.key, dispute.id)).toEqual(before);
   });
 });

@@ -453,6 +453,10 @@ const createParameters: Record<string, [string, unknown][]> = {
   due_by: [
     ['a word', 'soon'],
     ['year 10000', 253_402_300_800],
+    ['year 0000, which Postgres does not have', '0000-01-01'],
+    ['year 0001 carried back into year 0000 by its offset', '0001-01-01T00:00:00+14:00'],
+    ['the last second of 9999 carried into year 10000 by its offset', '9999-12-31T23:59:59-14:00'],
+    ['a moment before 1970', '1969-07-20T20:17:00Z'],
   ],
   currency: [
     ['four letters', 'usdd'],
@@ -482,7 +486,11 @@ const createParameters: Record<string, [string, unknown][]> = {
   fee: [['a negative fee', -1]],
   reversal_amount: [['text', 'ten']],
   is_charge_refundable: [['yes', 'yes']],
-  submitted_count: [['a negative count', -1]],
+  submitted_count: [
+    ['a negative count', -1],
+    ['a count beyond a 32-bit integer', 3_000_000_000],
+    ['a count beyond a 32-bit integer, as text', '3000000000'],
+  ],
   cvc_check: [['maybe', 'maybe']],
   address_zip_check: [['a number', 1]],
   kind: [['an unknown kind', 'refund']],
@@ -493,7 +501,10 @@ const createParameters: Record<string, [string, unknown][]> = {
   products: [['an empty item', [{}]]],
   correspondence: [['an empty item', [{}]]],
   past_payments: [['11 payments', Array.from({ length: 11 }, () => payment)]],
-  fields: [['a value that is an object', { note: {} }]],
+  fields: [
+    ['a value that is an object', { note: {} }],
+    ['a __proto__ key', JSON.parse('{"__proto__": "x", "note": "y"}')],
+  ],
 };
 const requiredForCreate = [
   'id',
@@ -572,6 +583,7 @@ const generatorParameters: Record<string, [string, unknown][]> = {
   ],
   state: [
     ['an unknown state', 'bogus'],
+    ['compiling_evidence, which only a submission in flight has', 'compiling_evidence'],
     ['an upper-case state', 'WON'],
   ],
   reason: [['an unknown reason', 'bogus']],
@@ -587,6 +599,7 @@ const generatorParameters: Record<string, [string, unknown][]> = {
   due_by: [
     ['a word', 'yesterday'],
     ['February 31st', '2021-02-31'],
+    ['year 0000', '0000-01-01'],
   ],
   charge: [
     ['a 20,000-character charge', long(20_000)],

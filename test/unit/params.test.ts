@@ -33,6 +33,7 @@ describe('parseTimestamp accepts ISO 8601 and Unix seconds (API.md section 1)', 
     ['Unix seconds as a number', 1_614_602_096, utc(2021, 3, 1, 12, 34, 56)],
     ['Unix seconds as a numeric string', '1614602096', utc(2021, 3, 1, 12, 34, 56)],
     ['Unix second zero', 0, utc(1970, 1, 1)],
+    ['the last second of year 9999', '9999-12-31T23:59:59Z', utc(9999, 12, 31, 23, 59, 59)],
   ])('accepts %s (%j)', (_what, value, expected) => {
     expect(parseTimestamp(value)).toEqual(expected);
   });
@@ -73,6 +74,10 @@ describe('parseTimestamp refuses what is not a real moment', () => {
     ['an expanded year', '+020210-01-01T00:00:00Z'],
     ['a negative year', '-000001-01-01T00:00:00Z'],
     ['Unix seconds past year 9999', 253_402_300_800],
+    ['year 0000, which Postgres does not have', '0000-01-01'],
+    ['a moment before 1970', '1969-12-31T23:59:59Z'],
+    ['an offset that carries the last day of 9999 into year 10000', '9999-12-31T23:59:59-14:00'],
+    ['an offset that carries year 0001 back into year 0000', '0001-01-01T00:00:00+14:00'],
     ['absurd Unix seconds', 1e15],
     ['a numeric string too long for Unix seconds', '100000000000000'],
   ])('refuses %s (%j)', (_what, value) => {

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from '../../domain/errors.js';
-import type { Logger } from '../../logger.js';
+import { describeError, type Logger } from '../../logger.js';
 import { requestIdOf } from './request-log.js';
 
 /** The error body of API.md section 7: `{url, livemode, error: {status, message, type}}`. */
@@ -33,7 +33,8 @@ export function handleErrors(logger: Logger) {
 
 function toApiError(error: unknown, res: Response, logger: Logger): ApiError {
   if (error instanceof ApiError) return error;
-  const status = (error as { status?: unknown }).status;
+  const status =
+    typeof error === 'object' && error !== null ? (error as { status?: unknown }).status : undefined;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     const type = (error as { type?: string }).type;
     if (type === 'entity.too.large')
@@ -43,7 +44,7 @@ function toApiError(error: unknown, res: Response, logger: Logger): ApiError {
     if (cause instanceof ApiError) return cause;
     return new ApiError('invalid_request', requestProblem(type));
   }
-  logger.error({ err: error }, 'unhandled error');
+  logger.error({ err: describeError(error) }, 'unhandled error');
   return new ApiError('server_error', `An internal error occurred (request ${requestIdOf(res)}).`);
 }
 

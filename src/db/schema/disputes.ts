@@ -72,8 +72,8 @@ export const disputes = pgTable(
     /** When a queued dispute is to be submitted: due_by minus the organisation's queue lead. */
     submitAt: at(),
     /**
-     * Bumped on every write: workers use it for optimistic checks, and cached dispute objects are keyed by
-     * it, so a writer that does not bump it serves stale objects.
+     * Bumped by a trigger on every update (drizzle/0001_version_triggers.sql): workers use it for optimistic
+     * checks, and cached dispute objects are keyed by it.
      */
     version: integer().notNull().default(1),
     ...timestamps,

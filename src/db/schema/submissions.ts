@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { disputes } from './disputes.js';
 import { tenancy } from './tenancy.js';
@@ -27,5 +28,9 @@ export const submissions = pgTable(
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     completedAt: timestamp({ withTimezone: true }),
   },
-  (table) => [index('submissions_dispute_idx').on(table.disputeUid, table.createdAt.desc())],
+  (table) => [
+    index('submissions_dispute_idx').on(table.disputeUid, table.createdAt),
+    // Pending attempts are few and are what recovery looks for.
+    index('submissions_pending_idx').on(table.createdAt).where(sql`${table.status} = 'pending'`),
+  ],
 );

@@ -14,7 +14,7 @@ export const templates = pgTable(
     fields: jsonb().$type<TemplateField[]>().notNull().default([]),
     reasons: jsonb().$type<string[] | null>(),
     body: text(),
-    /** Bumped on every update: cached dispute objects derived from the template are keyed by it. */
+    /** Bumped by a trigger on every update: cached dispute objects derived from the template are keyed by it. */
     version: integer().notNull().default(1),
     ...timestamps,
   },

@@ -1,5 +1,6 @@
 import { deleteTemplate } from '../../../services/templates.js';
 import type { Endpoint } from '../../endpoint.js';
+import { deletedTemplateObject } from '../../serialize.js';
 import { templateId } from '../params.js';
 
 export const deleteTemplateEndpoint: Endpoint = {
@@ -7,15 +8,6 @@ export const deleteTemplateEndpoint: Endpoint = {
   path: '/templates/:id',
   async handle(context) {
     const template = await deleteTemplate(context.deps.db, context.caller, templateId(context));
-    return {
-      status: 200,
-      body: {
-        object: 'template',
-        id: template.id,
-        deleted: true,
-        livemode: template.livemode,
-        url: context.url,
-      },
-    };
+    return { status: 200, body: deletedTemplateObject(template, context.url) };
   },
 };
