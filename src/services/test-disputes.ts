@@ -11,24 +11,28 @@ import { recordDisputeEvent } from './events.js';
  * integration can be exercised end to end before any processor is connected.
  */
 
-const customers = [
-  ['Ada Lovelace', 'ada@example.com'],
-  ['Grace Hopper', 'grace@example.org'],
-  ['Alan Turing', 'alan@example.net'],
-  ['Katherine Johnson', 'katherine@example.com'],
-  ['Edsger Dijkstra', 'edsger@example.org'],
-  ['Barbara Liskov', 'barbara@example.net'],
-] as const;
-const reasonsSeen = [
-  'fraudulent',
-  'product_not_received',
-  'duplicate',
-  'subscription_canceled',
-  'unrecognized',
-  'general',
-] as const;
-const descriptors = ['REBUTTAL DEMO', 'ACME STORE', 'WIDGETS INC'] as const;
-const checkValues = ['pass', 'fail', 'unavailable', 'unchecked'] as const;
+/** Sample values of realistic test disputes (the bench seeds its disputes from them too). */
+export const sampleDisputeValues = {
+  customers: [
+    ['Ada Lovelace', 'ada@example.com'],
+    ['Grace Hopper', 'grace@example.org'],
+    ['Alan Turing', 'alan@example.net'],
+    ['Katherine Johnson', 'katherine@example.com'],
+    ['Edsger Dijkstra', 'edsger@example.org'],
+    ['Barbara Liskov', 'barbara@example.net'],
+  ],
+  reasons: [
+    'fraudulent',
+    'product_not_received',
+    'duplicate',
+    'subscription_canceled',
+    'unrecognized',
+    'general',
+  ],
+  descriptors: ['REBUTTAL DEMO', 'ACME STORE', 'WIDGETS INC'],
+  checks: ['pass', 'fail', 'unavailable', 'unchecked'],
+} as const;
+const { customers, reasons: reasonsSeen, descriptors, checks: checkValues } = sampleDisputeValues;
 
 const day = 86_400_000;
 const pick = <T>(values: readonly T[]): T => values[randomInt(values.length)] as T;

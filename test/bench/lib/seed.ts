@@ -2,28 +2,14 @@ import type { Db } from '../../../src/db/client.js';
 import { disputes, templates } from '../../../src/db/schema/index.js';
 import type { DisputeRecord } from '../../../src/domain/disputes.js';
 import type { TemplateField } from '../../../src/domain/templates.js';
+import { sampleDisputeValues } from '../../../src/services/test-disputes.js';
 
 /**
  * Bench data: disputes shaped like the mock processor's test disputes (src/services/test-disputes.ts), some
  * with a template and evidence, spread over the last 120 days. A seeded generator keeps runs comparable.
  */
 
-const customers = [
-  ['Ada Lovelace', 'ada@example.com'],
-  ['Grace Hopper', 'grace@example.org'],
-  ['Alan Turing', 'alan@example.net'],
-  ['Katherine Johnson', 'katherine@example.com'],
-  ['Edsger Dijkstra', 'edsger@example.org'],
-  ['Barbara Liskov', 'barbara@example.net'],
-] as const;
-const reasons = [
-  'fraudulent',
-  'product_not_received',
-  'duplicate',
-  'subscription_canceled',
-  'unrecognized',
-  'general',
-] as const;
+const { customers, reasons, descriptors, checks: checkValues } = sampleDisputeValues;
 /** Weighted towards the states a live account mostly holds. */
 const states = [
   'needs_response',
@@ -36,8 +22,6 @@ const states = [
   'warning_needs_response',
   'queued',
 ] as const;
-const descriptors = ['REBUTTAL DEMO', 'ACME STORE', 'WIDGETS INC'] as const;
-const checkValues = ['pass', 'fail', 'unavailable', 'unchecked'] as const;
 const day = 86_400_000;
 
 /** mulberry32: small, fast, deterministic. */
