@@ -9,6 +9,8 @@ import type { ApiResponse, TestApi } from './api.js';
 
 /** Factories and assertions shared by the dispute endpoint tests (API.md sections 3 to 5). */
 
+export { disputeAttributes } from './contract.js';
+
 export type Dispute = DisputeObject;
 export type Json = Record<string, unknown>;
 
@@ -22,53 +24,6 @@ export interface Tenant extends CreatedOrganisation {
   /** The test-mode key: most tests work in test mode, where POST /v1/test/disputes is available. */
   key: string;
 }
-
-/** Every attribute of the dispute object, API.md section 3, plus `object`, `livemode` and `url`. */
-export const disputeAttributes = [
-  'id',
-  'state',
-  'reason',
-  'charged_at',
-  'disputed_at',
-  'due_by',
-  'submitted_at',
-  'closed_at',
-  'submitted_count',
-  'template',
-  'fields',
-  'missing_fields',
-  'products',
-  'correspondence',
-  'past_payments',
-  'charge',
-  'is_charge_refundable',
-  'amount',
-  'currency',
-  'fee',
-  'reversal_amount',
-  'reversal_total',
-  'reversal_currency',
-  'customer',
-  'customer_name',
-  'customer_email',
-  'customer_purchase_ip',
-  'address_zip',
-  'address_line1_check',
-  'address_zip_check',
-  'cvc_check',
-  'statement_descriptor',
-  'account_id',
-  'created',
-  'updated',
-  'source',
-  'processor',
-  'kind',
-  'account',
-  'reference_url',
-  'object',
-  'livemode',
-  'url',
-] as const;
 
 /** Response timestamps: UTC, `YYYY-MM-DDTHH:MM:SS`, no zone (API.md section 1). */
 export const timestampPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { type DisputeRecord, formatTimestamp, toDisputeObject } from '../../src/domain/disputes.js';
 import type { TemplateShape } from '../../src/domain/templates.js';
+import { disputeAttributes } from '../helpers/contract.js';
 
 describe('domain/disputes.js', () => {
   it('loads on its own, as the first module imported (no import cycle with templates.js)', async () => {
@@ -9,52 +10,7 @@ describe('domain/disputes.js', () => {
   });
 });
 
-/** The field list of API.md section 3, written from the contract, plus object, livemode and url. */
-const contractKeys = [
-  'id',
-  'state',
-  'reason',
-  'charged_at',
-  'disputed_at',
-  'due_by',
-  'submitted_at',
-  'closed_at',
-  'submitted_count',
-  'template',
-  'fields',
-  'missing_fields',
-  'products',
-  'correspondence',
-  'past_payments',
-  'charge',
-  'is_charge_refundable',
-  'amount',
-  'currency',
-  'fee',
-  'reversal_amount',
-  'reversal_total',
-  'reversal_currency',
-  'customer',
-  'customer_name',
-  'customer_email',
-  'customer_purchase_ip',
-  'address_zip',
-  'address_line1_check',
-  'address_zip_check',
-  'cvc_check',
-  'statement_descriptor',
-  'account_id',
-  'created',
-  'updated',
-  'source',
-  'processor',
-  'kind',
-  'account',
-  'reference_url',
-  'object',
-  'livemode',
-  'url',
-];
+const contractKeys: readonly string[] = disputeAttributes;
 
 /** A dispute with only what every dispute has; everything optional is absent. */
 function bareDispute(overrides: Partial<DisputeRecord> = {}): DisputeRecord {
