@@ -11,7 +11,9 @@ const flag = z
 const port = z.coerce.number().int().min(0).max(65535);
 
 const settings = z.object({
-  DATABASE_URL: z.string().min(1, 'DATABASE_URL is required: a postgres:// connection string'),
+  DATABASE_URL: z
+    .string({ error: 'DATABASE_URL is required: a postgres:// connection string' })
+    .min(1, 'DATABASE_URL is required: a postgres:// connection string'),
   PORT: port.default(8443),
   HTTP_PORT: port.optional(),
   TLS_CERT_FILE: z.string().optional(),

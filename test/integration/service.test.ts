@@ -1,0 +1,150 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { request as plainRequest } from 'node:http';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { type RunningService, startService } from '../../src/service.js';
+import { lockDispute } from '../../src/services/dispute-records.js';
+import { createOrganisation } from '../../src/services/organisations.js';
+import { prepareSubmission } from '../../src/services/submissions.js';
+import { generateTestDispute } from '../../src/services/test-disputes.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+
+let db: TestDatabase;
+let dataDir: string;
+let service: RunningService;
+let key: string;
+let interrupted: string;
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+function get(
+  secure: boolean,
+  port: number,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const send = secure ? request : plainRequest;
+    const req = send(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        headers: { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}`, ...headers },
+        rejectUnauthorized: false,
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  dataDir = await mkdtemp(join(tmpdir(), 'rebuttal-service-'));
+  const org = await createOrganisation(db.db, { name: 'Service Ltd' });
+  key = org.test_key;
+  // A submission recorded by a process that then stopped: the service must finish it when it starts.
+  const caller = {
+    orgId: org.org,
+    livemode: false,
+    apiVersion: '2021-09-15',
+    version: '2021-09-15',
+    queueLeadMinutes: 1440,
+  } as const;
+  const { dispute } = await generateTestDispute(db.db, caller, {
+    state: 'needs_response',
+    kind: 'chargeback',
+  });
+  interrupted = dispute.id;
+  await db.db.transaction(async (tx) => {
+    const { dispute: locked } = await lockDispute(tx, caller, dispute.id);
+    await prepareSubmission(tx, locked, 'mock');
+  });
+
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    PORT: '0',
+    HTTP_PORT: '0',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+  });
+  service = await startService(config, createLogger('silent'));
+});
+afterAll(async () => {
+  await service.close();
+  await db.drop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('startService', () => {
+  it('serves the API over HTTPS with a self-signed certificate it made under DATA_DIR/tls', async () => {
+    const answer = await get(true, service.httpsPort, '/v1/disputes');
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ object: 'list', livemode: false, url: '/v1/disputes' });
+    expect(await readFile(join(dataDir, 'tls', 'cert.pem'), 'utf8')).toMatch(/^-----BEGIN CERTIFICATE-----/);
+  });
+
+  it('answers every /v1 request on the plain HTTP_PORT with 403 insecure_connection', async () => {
+    const answer = await get(false, service.httpPort ?? 0, '/v1/disputes');
+    expect(answer).toEqual({
+      status: 403,
+      body: {
+        url: '/v1/disputes',
+        livemode: false,
+        error: { status: 403, type: 'insecure_connection', message: 'Requests must be made over HTTPS.' },
+      },
+    });
+  });
+
+  it('answers headers over 16 KiB with a JSON 413 request_too_large', async () => {
+    const answer = await get(true, service.httpsPort, '/v1/disputes', { 'x-padding': 'x'.repeat(20_000) });
+    expect(answer).toEqual({
+      status: 413,
+      body: {
+        url: null,
+        livemode: false,
+        error: {
+          status: 413,
+          type: 'request_too_large',
+          message: 'The request line and headers are larger than 16 KiB.',
+        },
+      },
+    });
+  });
+
+  it('finishes a submission a stopped process left pending', async () => {
+    await expect
+      .poll(async () => (await get(true, service.httpsPort, `/v1/disputes/${interrupted}`)).body.state, {
+        timeout: 5000,
+      })
+      .toBe('submitted');
+  });
+
+  it('reuses the certificate it made on a later start', async () => {
+    const first = await readFile(join(dataDir, 'tls', 'cert.pem'), 'utf8');
+    const again = await startService(
+      loadConfig({ DATABASE_URL: db.url, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent' }),
+      createLogger('silent'),
+    );
+    await again.close();
+    expect(await readFile(join(dataDir, 'tls', 'cert.pem'), 'utf8')).toBe(first);
+  });
+});
