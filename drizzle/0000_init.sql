@@ -86,6 +86,7 @@ CREATE TABLE "submissions" (
 	"evidence" jsonb NOT NULL,
 	"processor_reference" text,
 	"failure" jsonb,
+	"claimed_until" timestamp with time zone,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"completed_at" timestamp with time zone
 );

@@ -21,6 +21,11 @@ const settings = z.object({
   TRUST_PROXY: flag,
   DATA_DIR: z.string().default('./.data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+  /** Prefix of every Redis key the service writes (may carry a {hash tag} for Redis Cluster). */
+  QUEUE_PREFIX: z.string().min(1).default('rebuttal'),
+  /** Requests a second per API key, with bursts of twice that (API.md section 9). */
+  RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(100),
   /** Seconds an API key lookup is cached in-process; rotation also invalidates it at once. */
   KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
 });
@@ -30,11 +35,14 @@ export type Config = z.infer<typeof settings>;
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = settings.safeParse(env);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
-    throw new Error(`Invalid configuration:\n${problems.join('\n')}`);
+    const problems = parsed.error.issues.map((issue) => {
+      const name = issue.path.join('.');
+      return issue.message.startsWith(name) ? issue.message : `${name}: ${issue.message}`;
+    });
+    throw new Error(`invalid configuration: ${problems.join('; ')}`);
   }
   if (Boolean(parsed.data.TLS_CERT_FILE) !== Boolean(parsed.data.TLS_KEY_FILE)) {
-    throw new Error('Invalid configuration: set both TLS_CERT_FILE and TLS_KEY_FILE, or neither');
+    throw new Error('invalid configuration: set both TLS_CERT_FILE and TLS_KEY_FILE, or neither');
   }
   return parsed.data;
 }

@@ -49,7 +49,7 @@ export function describeError(error: unknown): Record<string, unknown> {
   if (!(error instanceof Error)) return { type: typeof error };
   const details = error as Error & Record<string, unknown>;
   // The class, not `name`: drizzle's query errors keep the name 'Error'.
-  const type = error.constructor.name;
+  const type = (error.constructor as { name?: string } | undefined)?.name ?? error.name;
   if ('params' in details && 'query' in details) {
     return { type, query: details.query, cause: describeError(details.cause) };
   }

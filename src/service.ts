@@ -8,9 +8,15 @@ import { connectDatabase } from './db/client.js';
 import { runMigrations } from './db/migrate.js';
 import { createLogger, describeError, type Logger } from './logger.js';
 import { createAdapterRegistry } from './processors/registry.js';
+import { connectRedis } from './redis.js';
 import { KeyResolver } from './services/authenticate.js';
 import { DisputeObjectCache } from './services/dispute-object-cache.js';
-import { createInlineSubmitter, resumePendingSubmissions } from './services/submissions.js';
+import { RateLimiter } from './services/rate-limit.js';
+import {
+  createInlineSubmitter,
+  resumePendingSubmissions,
+  type SubmissionDeps,
+} from './services/submissions.js';
 import { loadTls } from './tls.js';
 
 export interface RunningService {
@@ -31,14 +37,12 @@ export async function startService(
   await keys.listen();
   const adapters = createAdapterRegistry();
   const submissions = { db: database.db, adapters, logger };
-  // Submissions a stopped process left between recording an attempt and recording its outcome.
-  resumePendingSubmissions(submissions).then(
-    (count) => count > 0 && logger.info({ count }, 'resumed pending submissions'),
-    (error: unknown) => logger.error({ err: describeError(error) }, 'resuming pending submissions failed'),
-  );
+  const recovery = recoverSubmissions(submissions, logger);
+  const redis = connectRedis(config.REDIS_URL, logger);
   const app = createApp({
     db: database.db,
     keys,
+    rateLimiter: new RateLimiter(redis, config.QUEUE_PREFIX, config.RATE_LIMIT_PER_SECOND, logger),
     adapters,
     submitter: createInlineSubmitter(submissions),
     disputeObjects: new DisputeObjectCache(),
@@ -62,10 +66,36 @@ export async function startService(
     logger,
     async close() {
       await Promise.all([closeServer(https), http && closeServer(http)]);
+      recovery.stop();
       await keys.close();
+      redis.disconnect();
       await database.close();
     },
   };
+}
+
+/**
+ * Finishes, at start and then every minute, the submissions a stopped process left between recording an
+ * attempt and recording its outcome (their lease expired). The job engine's sweep takes this over.
+ */
+function recoverSubmissions(deps: SubmissionDeps, logger: Logger): { stop(): void } {
+  let running = false;
+  const recover = async () => {
+    if (running) return;
+    running = true;
+    try {
+      const count = await resumePendingSubmissions(deps);
+      if (count > 0) logger.info({ count }, 'resumed pending submissions');
+    } catch (error) {
+      logger.error({ err: describeError(error) }, 'resuming pending submissions failed');
+    } finally {
+      running = false;
+    }
+  };
+  void recover();
+  const timer = setInterval(recover, 60_000);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }
 
 function listen(server: Server, port: number): Promise<number> {

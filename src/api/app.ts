@@ -6,6 +6,7 @@ import { authenticate, principalOf } from './middleware/auth.js';
 import { mergeInput, parseQueryString, readBody } from './middleware/body.js';
 import { handleErrors, unknownRoute } from './middleware/errors.js';
 import { requireHttps } from './middleware/https.js';
+import { rateLimit } from './middleware/rate-limit.js';
 import { requestLog } from './middleware/request-log.js';
 import { resolveVersion, versionOf } from './middleware/version.js';
 import { acceptDisputeEndpoint } from './routes/disputes/accept.js';
@@ -42,7 +43,7 @@ export const endpoints: readonly Endpoint[] = [
 
 /**
  * The HTTP application, without a listener (the server and the tests attach their own). Order matters:
- * request id and log line first, then TLS, key, version, body, and the endpoint; every failure on the way
+ * request id and log line first, then TLS, key, rate limit, version, body, and the endpoint; every failure on the way
  * becomes the JSON error body.
  */
 export function createApp(deps: AppDeps): express.Express {
@@ -54,7 +55,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(requestLog(deps.logger));
 
   const v1 = express.Router();
-  v1.use(requireHttps, authenticate(deps.keys), resolveVersion);
+  v1.use(requireHttps, authenticate(deps.keys), rateLimit(deps.rateLimiter), resolveVersion);
   v1.use(readBody, mergeInput);
   for (const path of new Set(endpoints.map((endpoint) => endpoint.path))) {
     const group = endpoints.filter((endpoint) => endpoint.path === path);

@@ -6,12 +6,14 @@ import type { AdapterRegistry } from '../processors/registry.js';
 import type { KeyResolver } from '../services/authenticate.js';
 import type { DisputeObjectCache } from '../services/dispute-object-cache.js';
 import type { Caller } from '../services/disputes.js';
+import type { RateLimiter } from '../services/rate-limit.js';
 import type { Submitter } from '../services/submissions.js';
 
 /** What the HTTP layer needs from the rest of the service; tests build it with their own database. */
 export interface AppDeps {
   db: Db;
   keys: KeyResolver;
+  rateLimiter: RateLimiter;
   adapters: AdapterRegistry;
   submitter: Submitter;
   disputeObjects: DisputeObjectCache;

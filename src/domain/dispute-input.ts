@@ -78,8 +78,11 @@ export type CreateInput = z.infer<typeof createInput>;
 /** Optional overrides for a generated test dispute; every other attribute is made up. */
 export const testDisputeInput = z.object({
   id: resourceId.optional(),
-  /** Any state but compiling_evidence, which exists only while a submission is in flight. */
-  state: z.enum(disputeStates).exclude(['compiling_evidence']).default('needs_response'),
+  /**
+   * Any state but the two only actions reach: compiling_evidence (a submission in flight) and queued (a
+   * submittable dispute with its moment of submission); queue a generated dispute through the API instead.
+   */
+  state: z.enum(disputeStates).exclude(['compiling_evidence', 'queued']).default('needs_response'),
   reason: z.enum(reasons).optional(),
   kind: z.enum(kinds).default('chargeback'),
   amount: nonNegativeInteger.optional(),

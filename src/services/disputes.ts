@@ -184,10 +184,10 @@ export async function submitDispute(
     'submit',
     input,
     async ({ tx, dispute, template, change, decision }) => {
+      if (decision === 'hold') return { status: 202, dispute: await write(tx, dispute, change), template };
+      const refusal = submitProblem({ ...dispute, ...change }, template, now(deps));
+      if (refusal) return refuseAfterSaving(tx, dispute, change, refusal);
       const saved = await write(tx, dispute, change);
-      if (decision === 'hold') return { status: 202, dispute: saved, template };
-      const refusal = submitProblem(saved, template, now(deps));
-      if (refusal) return { refusal };
       const submissionId = await prepareSubmission(tx, saved, deps.adapters.forDispute(saved).name);
       return { status: 201, dispute: saved, template, submissionId };
     },
@@ -204,10 +204,7 @@ async function queueDispute(deps: DisputeDeps, caller: Caller, id: string, input
     async ({ tx, dispute, template, change, decision }) => {
       if (decision === 'hold') return { status: 202, dispute: await write(tx, dispute, change), template };
       const refusal = submitProblem({ ...dispute, ...change }, template, now(deps));
-      if (refusal) {
-        await write(tx, dispute, change);
-        return { refusal };
-      }
+      if (refusal) return refuseAfterSaving(tx, dispute, change, refusal);
       const at = submitAt(dispute.dueBy, caller.queueLeadMinutes, now(deps));
       const queued = await write(tx, dispute, { ...change, state: 'queued', submitAt: at });
       await recordDisputeEvent(tx, 'dispute.updated', queued, template);
@@ -281,7 +278,8 @@ export async function createDispute(
       createdAt: at,
       updatedAt: at,
     };
-    checkEvidenceSize(values);
+    const { fields, products, correspondence, pastPayments } = values;
+    checkEvidenceSize({ fields, products, correspondence, pastPayments });
     const [created] = await tx.insert(disputes).values(values).onConflictDoNothing().returning();
     if (!created) throw new ApiError('invalid_request', `A dispute with id '${input.id}' already exists.`);
     await recordDisputeEvent(tx, 'dispute.created', created, template);
@@ -343,11 +341,28 @@ async function inTransaction(
   return afterCommit(deps, caller, result);
 }
 
+/**
+ * Saves the client's parameters and defers the refusal to after the commit (API.md section 4) — except on
+ * a queued dispute, which must stay submittable for its unattended submission: there nothing is saved.
+ */
+async function refuseAfterSaving(
+  tx: Tx,
+  dispute: DisputeRow,
+  change: Change,
+  refusal: ApiError,
+): Promise<StepResult> {
+  if (dispute.state === 'queued') throw refusal;
+  await write(tx, dispute, change);
+  return { refusal };
+}
+
 async function afterCommit(deps: DisputeDeps, caller: Caller, result: StepResult): Promise<DisputeOutcome> {
   if ('refusal' in result) throw result.refusal;
   if (result.submissionId) return runPrepared(deps, caller, result.dispute.id, result.submissionId);
   return { status: result.status, dispute: result.dispute, template: result.template };
 }
+
+const evidenceColumns = ['fields', 'products', 'correspondence', 'pastPayments'] as const;
 
 async function checkEvidence(
   tx: Tx,
@@ -379,7 +394,10 @@ async function checkEvidence(
     }
     change.account = input.account;
   }
-  checkEvidenceSize({ ...dispute, ...change });
+  if (evidenceColumns.some((column) => column in change)) {
+    const { fields, products, correspondence, pastPayments } = { ...dispute, ...change };
+    checkEvidenceSize({ fields, products, correspondence, pastPayments });
+  }
   return { change, template };
 }
 
@@ -408,7 +426,7 @@ function submitProblem(dispute: DisputeRow, template: TemplateRow | null, at: Da
 }
 
 /** Queued disputes go out `queue lead` before the deadline, or at once when that moment has passed. */
-export function submitAt(dueBy: Date | null, leadMinutes: number, at: Date): Date {
+function submitAt(dueBy: Date | null, leadMinutes: number, at: Date): Date {
   if (!dueBy) return at;
   const planned = new Date(dueBy.getTime() - leadMinutes * 60_000);
   return planned.getTime() > at.getTime() ? planned : at;

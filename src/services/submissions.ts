@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client.js';
 import { disputes, submissions } from '../db/schema/index.js';
 import { newId } from '../ids.js';
@@ -62,9 +62,15 @@ export interface SubmissionDeps {
 }
 
 /**
+ * How long one runner owns an attempt: longer than any processor call may take (adapters time out well
+ * within it). A runner that dies holding it leaves the attempt to the next recovery once it expires.
+ */
+export const submissionLeaseMs = 5 * 60_000;
+
+/**
  * Sends one prepared submission to the dispute's processor and records the outcome. Safe to call again
- * for the same submission: a finished one returns its recorded outcome, and the processor receives the
- * same idempotency key every time.
+ * for the same submission: a finished one returns its recorded outcome, one that another runner holds
+ * answers `in_flight`, and the processor always receives the same idempotency key.
  */
 export async function runSubmission(deps: SubmissionDeps, submissionId: string): Promise<SubmissionResult> {
   const [found] = await deps.db
@@ -74,11 +80,12 @@ export async function runSubmission(deps: SubmissionDeps, submissionId: string):
     .where(eq(submissions.id, submissionId));
   if (!found) throw new Error(`submission ${submissionId} does not exist`);
   const { submission, dispute } = found;
-  if (submission.status === 'succeeded') return { status: 'succeeded' };
-  if (submission.status === 'failed') return { status: 'failed', message: submission.failure?.message ?? '' };
+  if (submission.status !== 'pending') return recordedOutcome(submission);
+  if (!(await claim(deps.db, submission.id))) return { status: 'in_flight' };
 
   const adapter = deps.adapters.forDispute(dispute);
   const log = deps.logger.child({ submission: submissionId, dispute: dispute.id, adapter: adapter.name });
+  let outcome: { reference: string | null } | { error: ProcessorError };
   try {
     const answer = await adapter.submitEvidence({
       dispute: {
@@ -93,53 +100,90 @@ export async function runSubmission(deps: SubmissionDeps, submissionId: string):
       evidence: submission.evidence as unknown as EvidencePackage,
       idempotencyKey: submission.id,
     });
-    await finishSubmission(deps.db, submission, dispute, { reference: answer.reference });
-    log.info('submission succeeded');
-    return { status: 'succeeded' };
+    outcome = { reference: answer.reference };
   } catch (thrown) {
     // Anything an adapter throws ends the attempt on the record: a dispute is never left compiling
     // evidence behind a submission nobody will finish.
-    const error =
-      thrown instanceof ProcessorError
-        ? thrown
-        : new ProcessorError(adapter.name, 'The call to the processor failed unexpectedly.', {
-            retryable: true,
-          });
     if (!(thrown instanceof ProcessorError)) log.error({ err: describeError(thrown) }, 'adapter threw');
-    await finishSubmission(deps.db, submission, dispute, { error });
-    log.warn(
-      { status: error.status, retryable: error.retryable, reason: error.message },
-      'submission failed',
-    );
-    return { status: 'failed', message: error.message };
+    outcome = {
+      error:
+        thrown instanceof ProcessorError
+          ? thrown
+          : new ProcessorError(adapter.name, 'The call to the processor failed unexpectedly.', {
+              retryable: true,
+            }),
+    };
   }
+  // Outside the try: a database error here is ours, not the processor's. It propagates, and the attempt
+  // stays pending for recovery to finish (the processor deduplicates on the idempotency key).
+  if (!(await finishSubmission(deps.db, submission, dispute, outcome))) {
+    const [stored] = await deps.db.select().from(submissions).where(eq(submissions.id, submission.id));
+    return stored ? recordedOutcome(stored) : { status: 'in_flight' };
+  }
+  if ('reference' in outcome) {
+    log.info('submission succeeded');
+    return { status: 'succeeded' };
+  }
+  const { error } = outcome;
+  log.warn({ status: error.status, retryable: error.retryable, reason: error.message }, 'submission failed');
+  return { status: 'failed', message: error.message };
+}
+
+function recordedOutcome(submission: typeof submissions.$inferSelect): SubmissionResult {
+  if (submission.status === 'succeeded') return { status: 'succeeded' };
+  if (submission.status === 'failed') return { status: 'failed', message: submission.failure?.message ?? '' };
+  return { status: 'in_flight' };
+}
+
+/** Takes the attempt's lease if nobody holds it: only one runner calls the processor at a time. */
+async function claim(db: Db, submissionId: string): Promise<boolean> {
+  const [claimed] = await db
+    .update(submissions)
+    .set({ claimedUntil: sql`now() + ${`${submissionLeaseMs} milliseconds`}::interval` })
+    .where(
+      and(
+        eq(submissions.id, submissionId),
+        eq(submissions.status, 'pending'),
+        or(isNull(submissions.claimedUntil), lt(submissions.claimedUntil, sql`now()`)),
+      ),
+    )
+    .returning({ id: submissions.id });
+  return claimed !== undefined;
 }
 
 /**
- * Runs every submission left pending, oldest first: those whose process stopped between recording the
- * attempt and recording its outcome. Safe to run at any time: the processor receives the same idempotency
- * key as before, and a submission finished meanwhile is left as it is.
+ * Runs every pending submission nobody holds, oldest first: those whose process stopped between recording
+ * the attempt and recording its outcome. Safe to run at any time and in any process: a live runner's lease
+ * keeps its attempt out, and the processor receives the same idempotency key as before.
  */
 export async function resumePendingSubmissions(deps: SubmissionDeps): Promise<number> {
   const pending = await deps.db
     .select({ id: submissions.id })
     .from(submissions)
-    .where(eq(submissions.status, 'pending'))
+    .where(
+      and(
+        eq(submissions.status, 'pending'),
+        or(isNull(submissions.claimedUntil), lt(submissions.claimedUntil, sql`now()`)),
+      ),
+    )
     .orderBy(submissions.createdAt);
-  for (const { id } of pending) await runSubmission(deps, id);
-  return pending.length;
+  let resumed = 0;
+  for (const { id } of pending) {
+    if ((await runSubmission(deps, id)).status !== 'in_flight') resumed += 1;
+  }
+  return resumed;
 }
 
+/** Records the outcome if the attempt is still pending; false when another runner recorded it first. */
 async function finishSubmission(
   db: Db,
   submission: { id: string; previousState: string },
   dispute: DisputeRow,
   outcome: { reference: string | null } | { error: ProcessorError },
-): Promise<void> {
+): Promise<boolean> {
   const now = new Date();
-  await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const succeeded = 'reference' in outcome;
-    // Only a pending submission is finished, once: a second run of the same attempt records nothing.
     const [finished] = await tx
       .update(submissions)
       .set(
@@ -157,7 +201,7 @@ async function finishSubmission(
       )
       .where(and(eq(submissions.id, submission.id), eq(submissions.status, 'pending')))
       .returning({ id: submissions.id });
-    if (!finished) return;
+    if (!finished) return false;
     const [updated] = await tx
       .update(disputes)
       .set(
@@ -165,7 +209,8 @@ async function finishSubmission(
           ? {
               state: 'submitted',
               submittedAt: now,
-              submittedCount: sql`${disputes.submittedCount} + 1`,
+              // Saturating: a count at the column's limit must not turn a success into an error.
+              submittedCount: sql`least(${disputes.submittedCount}, 2147483646) + 1`,
               submitAt: null,
               updatedAt: now,
             }
@@ -181,6 +226,7 @@ async function finishSubmission(
       updated,
       template,
     );
+    return true;
   });
 }
 

@@ -3,7 +3,7 @@ import type { Db } from '../db/client.js';
 import { disputes } from '../db/schema/index.js';
 import type { TestDisputeInput } from '../domain/dispute-input.js';
 import { ApiError } from '../domain/errors.js';
-import { type Caller, type DisputeOutcome, submitAt } from './disputes.js';
+import type { Caller, DisputeOutcome } from './disputes.js';
 import { recordDisputeEvent } from './events.js';
 
 /**
@@ -67,8 +67,6 @@ export async function generateTestDispute(
         chargedAt: new Date(now - randomInt(20, 60) * day),
         disputedAt: new Date(now - randomInt(1, 5) * day),
         dueBy,
-        // A queued dispute carries its moment of submission, as one queued through the API does.
-        submitAt: input.state === 'queued' ? submitAt(dueBy, caller.queueLeadMinutes, new Date(now)) : null,
         charge: input.charge ?? `ch_${token()}`,
         isChargeRefundable: false,
         amount,

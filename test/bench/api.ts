@@ -57,6 +57,10 @@ await runBench(async () => {
     PORT: String(await freePort()),
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
+    // The limiter runs on every request as in production (one Redis call each); the limit itself is set
+    // out of reach, since one key drives all the load here.
+    RATE_LIMIT_PER_SECOND: '1000000',
+    QUEUE_PREFIX: `rebuttal_bench_${process.pid}`,
   });
   console.log(`service up in ${Date.now() - started} ms (migrated ${database.name})`);
 

@@ -8,11 +8,14 @@ import { answerClientErrors } from '../../src/api/client-errors.js';
 import type { AppDeps } from '../../src/api/endpoint.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
+import { connectRedis } from '../../src/redis.js';
 import { KeyResolver } from '../../src/services/authenticate.js';
 import { DisputeObjectCache } from '../../src/services/dispute-object-cache.js';
 import { type CreatedOrganisation, createOrganisation } from '../../src/services/organisations.js';
+import { RateLimiter } from '../../src/services/rate-limit.js';
 import { createInlineSubmitter } from '../../src/services/submissions.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { redisUrl, testRedisPrefix } from './services.js';
 import { testTls } from './tls.js';
 
 export interface ApiResponse<T = Record<string, unknown>> {
@@ -62,9 +65,12 @@ export async function startTestApi(): Promise<TestApi> {
   await keys.listen();
   const mock = new MockAdapter();
   const adapters = createAdapterRegistry({ mock });
+  const redis = connectRedis(redisUrl, logger);
   const deps: AppDeps = {
     db: db.db,
     keys,
+    // A generous limit, so no test but the rate-limit tests meets it; a key prefix of this file's own.
+    rateLimiter: new RateLimiter(redis, testRedisPrefix(), 10_000, logger),
     adapters,
     submitter: createInlineSubmitter({ db: db.db, adapters, logger }),
     disputeObjects: new DisputeObjectCache(),
@@ -92,6 +98,7 @@ export async function startTestApi(): Promise<TestApi> {
       agent.destroy();
       await Promise.all([closeServer(https), closeServer(http)]);
       await keys.close();
+      redis.disconnect();
       await db.drop();
     },
   };

@@ -83,17 +83,20 @@ export async function orderTemplate(api: TestApi, key: string): Promise<string> 
 
 /** A random mock dispute through POST /v1/test/disputes, with the given overrides. */
 export async function createTestDispute(api: TestApi, key: string, overrides: Json = {}): Promise<Dispute> {
-  // compiling_evidence exists only while a submission is in flight, so the generator refuses it; such a
-  // dispute is made as needs_response and moved there in the database (its generated id is unique).
+  // The generator refuses the states only actions reach (a submission in flight, a queued submission), so
+  // such a dispute is made as needs_response and moved there in the database (its generated id is unique).
   const { state, ...rest } = overrides;
-  const inFlight = state === 'compiling_evidence';
-  const json = inFlight ? rest : overrides;
-  const response = await api.call<Dispute>('POST', '/v1/test/disputes', { key, json });
+  const actionOnly = state === 'compiling_evidence' || state === 'queued';
+  const response = await api.call<Dispute>('POST', '/v1/test/disputes', {
+    key,
+    json: actionOnly ? rest : overrides,
+  });
   expect(response.status, response.text).toBe(201);
-  if (!inFlight) return response.body;
+  if (!actionOnly) return response.body;
+  const dueBy = response.body.due_by ? new Date(`${response.body.due_by}Z`) : new Date();
   await api.db.db
     .update(disputes)
-    .set({ state: 'compiling_evidence' })
+    .set({ state, submitAt: state === 'queued' ? new Date(dueBy.getTime() - 86_400_000) : null })
     .where(eq(disputes.id, response.body.id));
   return getDispute(api, key, response.body.id);
 }

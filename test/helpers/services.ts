@@ -1,4 +1,5 @@
 import { execSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { Socket } from 'node:net';
 
@@ -81,4 +82,9 @@ export function withDatabase(url: string, database: string): string {
   const parsed = new URL(url);
   parsed.pathname = `/${database}`;
   return parsed.toString();
+}
+
+/** A Redis key prefix of one test file's own, so files running in parallel never share a key. */
+export function testRedisPrefix(): string {
+  return `rebuttal_test_${randomBytes(6).toString('hex')}`;
 }

@@ -9,6 +9,7 @@ import {
   readStored,
   submittableDispute,
   type Tenant,
+  writeStored,
 } from '../helpers/disputes.js';
 
 let api: TestApi;
@@ -81,6 +82,14 @@ describe('POST /v1/disputes/:id/accept', () => {
     const { dispute, template } = await submittableDispute(api, tenant);
     const response = await accept(dispute.id);
     expect(response.body).toMatchObject({ state: 'accepted', template, fields: { order_id: 'A-1001' } });
+  });
+
+  it('accepts a dispute whose stored evidence is over the size cap: the cap guards changes to evidence only', async () => {
+    const dispute = await createTestDispute(api, tenant.key);
+    await writeStored(api, tenant, dispute.id, { fields: { note: 'x'.repeat(600_000) } });
+    const response = await accept(dispute.id);
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ state: 'accepted' });
   });
 
   it('ignores a body: accept takes no parameters', async () => {

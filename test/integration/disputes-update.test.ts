@@ -269,6 +269,25 @@ describe('PUT /v1/disputes/:id: queueing', () => {
     expect(after).toMatchObject({ state: 'needs_response', fields: { note: 'x' } });
   });
 
+  it('queue=true on a queued dispute that would become unsubmittable is refused and saves nothing', async () => {
+    const { dispute } = await submittableDispute(api, tenant);
+    await put(dispute.id, { queue: true });
+    const before = await getDispute(api, tenant.key, dispute.id);
+    const stricter = await createTemplate(api, tenant.key, [
+      { key: 'shipped_on', type: 'date', required: true },
+    ]);
+    expectError(await put(dispute.id, { queue: true, template: stricter }), 400, 'missing_fields');
+    expectError(
+      await api.call('POST', `/v1/disputes/${dispute.id}/submit`, {
+        key: tenant.key,
+        json: { template: stricter },
+      }),
+      400,
+      'missing_fields',
+    );
+    expect(await getDispute(api, tenant.key, dispute.id)).toEqual(before);
+  });
+
   it('a queued dispute stays queued through an edit that keeps it submittable', async () => {
     const { dispute } = await submittableDispute(api, tenant);
     await put(dispute.id, { queue: true });

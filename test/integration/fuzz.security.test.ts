@@ -584,6 +584,7 @@ const generatorParameters: Record<string, [string, unknown][]> = {
   state: [
     ['an unknown state', 'bogus'],
     ['compiling_evidence, which only a submission in flight has', 'compiling_evidence'],
+    ['queued, which only queueing a submittable dispute reaches', 'queued'],
     ['an upper-case state', 'WON'],
   ],
   reason: [['an unknown reason', 'bogus']],

@@ -12,6 +12,7 @@ import { createOrganisation } from '../../src/services/organisations.js';
 import { prepareSubmission } from '../../src/services/submissions.js';
 import { generateTestDispute } from '../../src/services/test-disputes.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { testRedisPrefix } from '../helpers/services.js';
 
 let db: TestDatabase;
 let dataDir: string;
@@ -55,6 +56,14 @@ function get(
     req.end();
   });
 }
+
+const prefix = testRedisPrefix();
+const settings = () => ({
+  DATABASE_URL: db.url,
+  DATA_DIR: dataDir,
+  LOG_LEVEL: 'silent',
+  QUEUE_PREFIX: prefix,
+});
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -140,10 +149,7 @@ describe('startService', () => {
 
   it('reuses the certificate it made on a later start', async () => {
     const first = await readFile(join(dataDir, 'tls', 'cert.pem'), 'utf8');
-    const again = await startService(
-      loadConfig({ DATABASE_URL: db.url, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent' }),
-      createLogger('silent'),
-    );
+    const again = await startService(loadConfig({ ...settings(), PORT: '0' }), createLogger('silent'));
     await again.close();
     expect(await readFile(join(dataDir, 'tls', 'cert.pem'), 'utf8')).toBe(first);
   });

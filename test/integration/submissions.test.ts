@@ -62,22 +62,42 @@ describe('a submission interrupted between recording the attempt and its outcome
     });
     expect([...mock.accepted.keys()]).toContain(submission);
     expect(mock.calls).toBe(1);
-    expect(await eventsOf(dispute.id, 'dispute.submitted')).toHaveLength(1);
-  });
-
-  it('is finished once even when two runs of it overlap: one submission at the processor, one event', async () => {
-    const { dispute } = await submittableDispute(api, tenant);
-    const submission = await interruptedSubmission(dispute.id);
-    const mock = new MockAdapter();
-    const deps = { db: api.db.db, adapters: createAdapterRegistry({ mock }), logger };
-
-    const results = await Promise.all([runSubmission(deps, submission), runSubmission(deps, submission)]);
-    expect(results).toEqual([{ status: 'succeeded' }, { status: 'succeeded' }]);
-    expect(mock.accepted.size).toBe(1);
     expect(await getDispute(api, tenant.key, dispute.id)).toMatchObject({
       state: 'submitted',
       submitted_count: 1,
     });
+    expect(await eventsOf(dispute.id, 'dispute.submitted')).toHaveLength(1);
+  });
+
+  it('is run by one runner at a time: an overlapping run answers in_flight and calls nobody', async () => {
+    const { dispute } = await submittableDispute(api, tenant);
+    const submission = await interruptedSubmission(dispute.id);
+    // A processor that answers only when told to, so the second run surely comes while the first waits.
+    let answer = () => {};
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    class SlowAdapter extends MockAdapter {
+      override async submitEvidence(...request: Parameters<MockAdapter['submitEvidence']>) {
+        await answered;
+        return super.submitEvidence(...request);
+      }
+    }
+    const mock = new SlowAdapter();
+    const deps = { db: api.db.db, adapters: createAdapterRegistry({ mock }), logger };
+
+    const first = runSubmission(deps, submission);
+    await expect
+      .poll(async () => {
+        const [row] = await api.db.db.select().from(submissions).where(eq(submissions.id, submission));
+        return row?.claimedUntil !== null;
+      })
+      .toBe(true);
+    expect(await runSubmission(deps, submission)).toEqual({ status: 'in_flight' });
+    answer();
+    expect(await first).toEqual({ status: 'succeeded' });
+    expect(await runSubmission(deps, submission)).toEqual({ status: 'succeeded' });
+    expect(mock.calls).toBe(1);
     expect(await eventsOf(dispute.id, 'dispute.submitted')).toHaveLength(1);
   });
 });
@@ -108,5 +128,61 @@ describe('an adapter that throws something other than a ProcessorError', () => {
       failure: { message: 'The call to the processor failed unexpectedly.', retryable: true },
     });
     expect(await eventsOf(dispute.id, 'dispute.submission_failed')).toHaveLength(1);
+  });
+});
+
+describe('a runner that stopped while holding an attempt', () => {
+  it('keeps it from recovery until its lease expires, then recovery finishes it once', async () => {
+    const { dispute } = await submittableDispute(api, tenant);
+    const submission = await interruptedSubmission(dispute.id);
+    const mock = new MockAdapter();
+    const deps = { db: api.db.db, adapters: createAdapterRegistry({ mock }), logger };
+    // Held by a live runner: recovery leaves it alone.
+    const lease = new Date(Date.now() + 60_000);
+    await api.db.db.update(submissions).set({ claimedUntil: lease }).where(eq(submissions.id, submission));
+    await resumePendingSubmissions(deps);
+    expect(mock.calls).toBe(0);
+    expect((await getDispute(api, tenant.key, dispute.id)).state).toBe('compiling_evidence');
+
+    // Its runner died: the lease runs out, and the next recovery submits it.
+    await api.db.db
+      .update(submissions)
+      .set({ claimedUntil: new Date(Date.now() - 1000) })
+      .where(eq(submissions.id, submission));
+    await resumePendingSubmissions(deps);
+    expect(mock.calls).toBe(1);
+    expect((await getDispute(api, tenant.key, dispute.id)).state).toBe('submitted');
+  });
+});
+
+describe('a database failure while recording the outcome', () => {
+  it('leaves the attempt pending, not failed, and recovery finishes it with the same idempotency key', async () => {
+    const { dispute } = await submittableDispute(api, tenant);
+    const submission = await interruptedSubmission(dispute.id);
+    const mock = new MockAdapter();
+    const deps = { db: api.db.db, adapters: createAdapterRegistry({ mock }), logger };
+
+    // The outbox cannot be written: the processor accepted, but recording it fails.
+    await api.db.sql`alter table events rename to events_away`;
+    try {
+      await expect(runSubmission(deps, submission)).rejects.toThrow();
+    } finally {
+      await api.db.sql`alter table events_away rename to events`;
+    }
+    const [pending] = await api.db.db.select().from(submissions).where(eq(submissions.id, submission));
+    expect(pending).toMatchObject({ status: 'pending', failure: null });
+    expect((await getDispute(api, tenant.key, dispute.id)).state).toBe('compiling_evidence');
+
+    await api.db.db
+      .update(submissions)
+      .set({ claimedUntil: new Date(Date.now() - 1000) })
+      .where(eq(submissions.id, submission));
+    await resumePendingSubmissions(deps);
+    expect(await getDispute(api, tenant.key, dispute.id)).toMatchObject({
+      state: 'submitted',
+      submitted_count: 1,
+    });
+    expect(mock.calls).toBe(2);
+    expect(mock.accepted.size).toBe(1);
   });
 });

@@ -11,6 +11,9 @@ describe('loadConfig', () => {
       TRUST_PROXY: false,
       DATA_DIR: './.data',
       LOG_LEVEL: 'info',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      QUEUE_PREFIX: 'rebuttal',
+      RATE_LIMIT_PER_SECOND: 100,
       KEY_CACHE_SECONDS: 30,
     });
   });
@@ -24,11 +27,12 @@ describe('loadConfig', () => {
   });
 
   it.each([
-    [{}, 'DATABASE_URL: DATABASE_URL is required: a postgres:// connection string'],
-    [{ ...base, PORT: 'https' }, 'PORT'],
+    [{}, 'invalid configuration: DATABASE_URL is required: a postgres:// connection string'],
+    [{ ...base, PORT: 'https' }, 'invalid configuration: PORT: '],
     [{ ...base, PORT: '70000' }, 'PORT'],
     [{ ...base, TRUST_PROXY: 'yes' }, 'TRUST_PROXY'],
     [{ ...base, LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ ...base, RATE_LIMIT_PER_SECOND: '0' }, 'RATE_LIMIT_PER_SECOND'],
     [{ ...base, TLS_CERT_FILE: '/tmp/cert.pem' }, 'set both TLS_CERT_FILE and TLS_KEY_FILE, or neither'],
   ])('refuses to start half-configured: %j', (env, problem) => {
     expect(() => loadConfig(env)).toThrow(problem);

@@ -25,6 +25,8 @@ export const submissions = pgTable(
     evidence: jsonb().$type<Record<string, unknown>>().notNull(),
     processorReference: text(),
     failure: jsonb().$type<{ message: string; retryable: boolean; status?: number } | null>(),
+    /** The lease of the runner calling the processor; an expired lease is free for recovery to take. */
+    claimedUntil: timestamp({ withTimezone: true }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     completedAt: timestamp({ withTimezone: true }),
   },
