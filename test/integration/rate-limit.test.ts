@@ -20,6 +20,13 @@ afterAll(async () => {
   await api.close();
 });
 
+/** A connection to the tests' Redis, once it is ready (before that the limiter would let everything by). */
+async function readyRedis() {
+  const redis = connectRedis(redisUrl, logger);
+  if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
+  return redis;
+}
+
 /** The app with its own limiter, behind a trusted TLS-terminating proxy (so plain loopback HTTP will do). */
 async function serve(limiter: RateLimiter): Promise<(key: string) => Promise<Response>> {
   const server = createServer(createApp({ ...api.deps, rateLimiter: limiter, trustProxy: true }));
@@ -37,7 +44,7 @@ async function serve(limiter: RateLimiter): Promise<(key: string) => Promise<Res
 
 describe('rate limit per API key (API.md section 9)', () => {
   it('allows bursts of twice the rate, then answers 429 rate_limited with Retry-After, per key', async () => {
-    const redis = connectRedis(redisUrl, logger);
+    const redis = await readyRedis();
     try {
       const call = await serve(new RateLimiter(redis, testRedisPrefix(), 5, logger));
       const [busy, quiet] = [await api.createOrg(), await api.createOrg()];
@@ -83,6 +90,45 @@ describe('rate limit per API key (API.md section 9)', () => {
       for (let index = 0; index < 5; index++) expect((await call(org.test_key)).status).toBe(200);
     } finally {
       unreachable.disconnect();
+    }
+  });
+
+  it('spends a leased tenth of a second of tokens locally: one Redis call per lease, never past the limit', async () => {
+    const redis = await readyRedis();
+    try {
+      const prefix = testRedisPrefix();
+      const here = new RateLimiter(redis, prefix, 100, logger);
+      const there = new RateLimiter(redis, prefix, 100, logger);
+      const leased = (limiter: RateLimiter) =>
+        (limiter as unknown as { leases: Map<string, { tokens: number }> }).leases.get('org_x:test')?.tokens;
+
+      expect(await here.take('org_x:test')).toEqual({ allowed: true });
+      expect(leased(here)).toBe(9);
+      // Two processes on one key share one bucket of 200: together they are granted 200 at most.
+      let allowed = 0;
+      for (let index = 0; index < 150; index++) {
+        for (const limiter of [here, there]) if ((await limiter.take('org_x:test')).allowed) allowed += 1;
+      }
+      expect(allowed).toBeGreaterThanOrEqual(199);
+      // Refill while the loop ran (100 a second) is the only allowance past the burst.
+      expect(allowed).toBeLessThanOrEqual(200 + 100);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('serves concurrent requests of one key from one lease at a time, not a lease each', async () => {
+    const redis = await readyRedis();
+    try {
+      const prefix = testRedisPrefix();
+      const limiter = new RateLimiter(redis, prefix, 100, logger);
+      const decisions = await Promise.all(Array.from({ length: 50 }, () => limiter.take('org_y:test')));
+      expect(decisions.every((decision) => decision.allowed)).toBe(true);
+      // 50 requests took about 50 tokens from the shared bucket of 200, not 50 leases of 10.
+      const left = Number(await redis.hget(`${prefix}:rate:org_y:test`, 'tokens'));
+      expect(left).toBeGreaterThanOrEqual(140);
+    } finally {
+      redis.disconnect();
     }
   });
 });
