@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type QueueName, queueNames } from './jobs/names.js';
 
 /**
  * The one read of process.env. Every setting is documented in the README's configuration table with its
@@ -9,6 +10,27 @@ const flag = z
   .default('false')
   .transform((value) => value === 'true' || value === '1');
 const port = z.coerce.number().int().min(0).max(65535);
+const concurrency = z.coerce.number().int().min(1).max(1000);
+const workerList = z
+  .string()
+  .default('all')
+  .transform((value, context) => {
+    const names = value
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean);
+    if (names.length === 1 && names[0] === 'all') return [...queueNames];
+    if (names.length === 1 && names[0] === 'none') return [];
+    const unknown = names.filter((name) => !(queueNames as readonly string[]).includes(name));
+    if (unknown.length > 0 || names.length === 0) {
+      context.addIssue({
+        code: 'custom',
+        message: `WORKERS: expected all, none, or some of ${queueNames.join(', ')}; got '${value}'`,
+      });
+      return z.NEVER;
+    }
+    return names as QueueName[];
+  });
 
 const settings = z.object({
   DATABASE_URL: z
@@ -28,9 +50,42 @@ const settings = z.object({
   RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(100),
   /** Seconds an API key lookup is cached in-process; rotation also invalidates it at once. */
   KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
+  /** Encrypts processor credentials and webhook secrets at rest; generated under DATA_DIR when unset. */
+  APP_SECRET: z.string().min(32, 'APP_SECRET must be at least 32 characters').optional(),
+  /** Bull Board at /admin/queues; the board is off unless both are set. */
+  ADMIN_USER: z.string().min(1).optional(),
+  ADMIN_PASSWORD: z.string().min(1).optional(),
+  /** Which workers a process runs: a comma-separated list of queue names, `all`, or `none`. */
+  WORKERS: workerList,
+  SUBMISSION_CONCURRENCY: concurrency.default(10),
+  WEBHOOK_CONCURRENCY: concurrency.default(50),
+  MIRROR_CONCURRENCY: concurrency.default(4),
+  /**
+   * How long a worker holds a job (and a submission's lease) without renewing it before another worker
+   * may take the job over: how soon work a killed worker held resumes elsewhere.
+   */
+  JOB_LOCK_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
+  /** Seconds a stopping process gives in-flight jobs to finish before it closes anyway. */
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(25),
+  /** How long a submit request waits for the processor call before answering 202. */
+  SUBMIT_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(15_000),
+  DEADLINE_SWEEP_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+  /** An open dispute this close to `due_by` gets one `dispute.due_soon` event. */
+  DUE_SOON_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 60)
+    .default(48),
+  /** Allow webhook URLs on loopback and private addresses, and plain http (development and tests only). */
+  WEBHOOK_ALLOW_PRIVATE: flag,
+  /** Where the mock adapter sends its calls; unset, the mock processor runs in-process. */
+  MOCK_PROCESSOR_URL: z.url({ protocol: /^https?$/ }).optional(),
 });
 
 export type Config = z.infer<typeof settings>;
+
+/** Every setting's name: the environment variables this service reads. */
+export const settingNames = Object.keys(settings.shape);
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = settings.safeParse(env);

@@ -6,6 +6,10 @@ export const idPrefixes = {
   apiKey: 'key',
   submission: 'sub',
   event: 'evt',
+  webhookEndpoint: 'we',
+  /** A delivery of one event to one endpoint: the webhook's `id` and its stable `webhook-id` header. */
+  webhookDelivery: 'wh',
+  webhookSecret: 'whsec',
 } as const;
 
 const alphabet = '0123456789abcdefghijklmnopqrstuvwxyz';

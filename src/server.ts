@@ -1,7 +1,12 @@
 import { loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { type RunningService, startService } from './service.js';
+import { rootCause } from './startup.js';
 
+/**
+ * The web process: the API and Bull Board, plus the workers named in WORKERS (default all, so
+ * `npm start` is the whole service in one process; the Procfile's `web` sets WORKERS=none).
+ */
 let service: RunningService;
 try {
   const config = loadConfig();
@@ -12,19 +17,11 @@ try {
   process.exit(1);
 }
 
-/** The innermost cause's message: "database "x" does not exist", not drizzle's "Failed query: ...". */
-function rootCause(error: unknown): string {
-  let current = error;
-  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
-  if (!(current instanceof Error)) return String(current);
-  const code = (current as { code?: unknown }).code;
-  return current.message || (typeof code === 'string' ? code : current.name);
-}
-
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, async () => {
     service.logger.info({ signal }, 'shutting down');
     await service.close();
+    service.logger.info('stopped');
     process.exit(0);
   });
 }

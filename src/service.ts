@@ -1,22 +1,19 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { startWorkers } from '../workers/engine.js';
+import { boardFor } from './admin/board.js';
 import { createApp } from './api/app.js';
 import { answerClientErrors } from './api/client-errors.js';
 import type { Config } from './config.js';
-import { connectDatabase } from './db/client.js';
 import { runMigrations } from './db/migrate.js';
-import { createLogger, describeError, type Logger } from './logger.js';
-import { createAdapterRegistry } from './processors/registry.js';
+import { createQueueSubmitter } from './jobs/submitter.js';
+import { createLogger, type Logger } from './logger.js';
 import { connectRedis } from './redis.js';
+import { openRuntime } from './runtime.js';
 import { KeyResolver } from './services/authenticate.js';
 import { DisputeObjectCache } from './services/dispute-object-cache.js';
 import { RateLimiter } from './services/rate-limit.js';
-import {
-  createInlineSubmitter,
-  resumePendingSubmissions,
-  type SubmissionDeps,
-} from './services/submissions.js';
 import { loadTls } from './tls.js';
 
 export interface RunningService {
@@ -26,29 +23,38 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-/** Migrates, then serves the API over HTTPS (and the optional plain listener that only refuses). */
+/**
+ * Migrates, then serves the API and Bull Board over HTTPS (and the optional plain listener that only
+ * refuses), with the workers named in WORKERS running in the same process.
+ */
 export async function startService(
   config: Config,
   logger = createLogger(config.LOG_LEVEL),
 ): Promise<RunningService> {
-  const database = connectDatabase(config.DATABASE_URL);
+  const runtime = await openRuntime(config, logger);
+  const { database, queues } = runtime;
   await runMigrations(database.db);
   const keys = new KeyResolver(database, config.KEY_CACHE_SECONDS * 1000);
   await keys.listen();
-  const adapters = createAdapterRegistry();
-  const submissions = { db: database.db, adapters, logger };
-  const recovery = recoverSubmissions(submissions, logger);
+  // Listening before the first submit request, so no job's completion can slip past its waiter.
+  await queues.events('submission').waitUntilReady();
+  const workers = await startWorkers({ ...runtime, db: database.db, sql: database.sql }, config.WORKERS);
   const redis = connectRedis(config.REDIS_URL, logger);
-  const app = createApp({
-    db: database.db,
-    keys,
-    rateLimiter: new RateLimiter(redis, config.QUEUE_PREFIX, config.RATE_LIMIT_PER_SECOND, logger),
-    adapters,
-    submitter: createInlineSubmitter(submissions),
-    disputeObjects: new DisputeObjectCache(),
-    logger,
-    trustProxy: config.TRUST_PROXY,
-  });
+  const app = createApp(
+    {
+      db: database.db,
+      keys,
+      rateLimiter: new RateLimiter(redis, config.QUEUE_PREFIX, config.RATE_LIMIT_PER_SECOND, logger),
+      adapters: runtime.adapters,
+      submitter: createQueueSubmitter({ db: database.db, queues, logger, waitMs: config.SUBMIT_WAIT_MS }),
+      disputeObjects: new DisputeObjectCache(),
+      logger,
+      trustProxy: config.TRUST_PROXY,
+      secrets: runtime.secrets,
+      allowPrivateWebhooks: config.WEBHOOK_ALLOW_PRIVATE,
+    },
+    { admin: boardFor(config, queues, logger) },
+  );
 
   const tls = await loadTls(config);
   const https = createHttpsServer({ cert: tls.cert, key: tls.key }, app);
@@ -65,37 +71,17 @@ export async function startService(
     httpPort,
     logger,
     async close() {
-      await Promise.all([closeServer(https), http && closeServer(http)]);
-      recovery.stop();
+      // Stop taking requests and jobs first; finish what is in flight; then let go of the connections.
+      await Promise.all([
+        closeServer(https),
+        http && closeServer(http),
+        workers.close(config.SHUTDOWN_GRACE_SECONDS * 1000),
+      ]);
       await keys.close();
       redis.disconnect();
-      await database.close();
+      await runtime.close();
     },
   };
-}
-
-/**
- * Finishes, at start and then every minute, the submissions a stopped process left between recording an
- * attempt and recording its outcome (their lease expired). The job engine's sweep takes this over.
- */
-function recoverSubmissions(deps: SubmissionDeps, logger: Logger): { stop(): void } {
-  let running = false;
-  const recover = async () => {
-    if (running) return;
-    running = true;
-    try {
-      const count = await resumePendingSubmissions(deps);
-      if (count > 0) logger.info({ count }, 'resumed pending submissions');
-    } catch (error) {
-      logger.error({ err: describeError(error) }, 'resuming pending submissions failed');
-    } finally {
-      running = false;
-    }
-  };
-  void recover();
-  const timer = setInterval(recover, 60_000);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
 }
 
 function listen(server: Server, port: number): Promise<number> {

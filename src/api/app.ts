@@ -1,4 +1,5 @@
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { boardPath } from '../admin/board.js';
 import { ApiError } from '../domain/errors.js';
 import type { Caller } from '../services/disputes.js';
 import type { AppDeps, Endpoint } from './endpoint.js';
@@ -16,12 +17,21 @@ import { disputeResponseEndpoint } from './routes/disputes/response.js';
 import { retrieveDisputeEndpoint } from './routes/disputes/retrieve.js';
 import { submitDisputeEndpoint } from './routes/disputes/submit.js';
 import { updateDisputeByPostEndpoint, updateDisputeEndpoint } from './routes/disputes/update.js';
+import { listEventsEndpoint } from './routes/events/list.js';
+import { redeliverEventEndpoint } from './routes/events/redeliver.js';
+import { retrieveEventEndpoint } from './routes/events/retrieve.js';
 import { createTemplateEndpoint } from './routes/templates/create.js';
 import { deleteTemplateEndpoint } from './routes/templates/delete.js';
 import { listTemplatesEndpoint } from './routes/templates/list.js';
 import { retrieveTemplateEndpoint } from './routes/templates/retrieve.js';
 import { updateTemplateEndpoint } from './routes/templates/update.js';
 import { createTestDisputeEndpoint } from './routes/test/create-dispute.js';
+import { createWebhookEndpointEndpoint } from './routes/webhook-endpoints/create.js';
+import { deleteWebhookEndpointEndpoint } from './routes/webhook-endpoints/delete.js';
+import { listWebhookEndpointsEndpoint } from './routes/webhook-endpoints/list.js';
+import { retrieveWebhookEndpointEndpoint } from './routes/webhook-endpoints/retrieve.js';
+import { testWebhookEndpointEndpoint } from './routes/webhook-endpoints/test.js';
+import { updateWebhookEndpointEndpoint } from './routes/webhook-endpoints/update.js';
 
 /** Every public endpoint, under /v1. */
 export const endpoints: readonly Endpoint[] = [
@@ -39,6 +49,15 @@ export const endpoints: readonly Endpoint[] = [
   retrieveTemplateEndpoint,
   updateTemplateEndpoint,
   deleteTemplateEndpoint,
+  listWebhookEndpointsEndpoint,
+  createWebhookEndpointEndpoint,
+  retrieveWebhookEndpointEndpoint,
+  updateWebhookEndpointEndpoint,
+  deleteWebhookEndpointEndpoint,
+  testWebhookEndpointEndpoint,
+  listEventsEndpoint,
+  retrieveEventEndpoint,
+  redeliverEventEndpoint,
 ];
 
 /**
@@ -46,7 +65,7 @@ export const endpoints: readonly Endpoint[] = [
  * request id and log line first, then TLS, key, rate limit, version, body, and the endpoint; every failure on the way
  * becomes the JSON error body.
  */
-export function createApp(deps: AppDeps): express.Express {
+export function createApp(deps: AppDeps, options: { admin?: RequestHandler } = {}): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -64,6 +83,8 @@ export function createApp(deps: AppDeps): express.Express {
     route.all(methodNotAllowed(group.map((endpoint) => endpoint.method.toUpperCase())));
   }
   app.use('/v1', v1);
+  // Bull Board (admin/board.ts), for operators: HTTPS like the API, with its own credentials.
+  if (options.admin) app.use(boardPath, requireHttps, options.admin);
   app.use(unknownRoute);
   app.use(handleErrors(deps.logger));
   return app;

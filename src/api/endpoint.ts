@@ -3,6 +3,7 @@ import type { Db } from '../db/client.js';
 import { ApiError, type ErrorType } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import type { AdapterRegistry } from '../processors/registry.js';
+import type { SecretBox } from '../secrets.js';
 import type { KeyResolver } from '../services/authenticate.js';
 import type { DisputeObjectCache } from '../services/dispute-object-cache.js';
 import type { Caller } from '../services/disputes.js';
@@ -19,6 +20,10 @@ export interface AppDeps {
   disputeObjects: DisputeObjectCache;
   logger: Logger;
   trustProxy: boolean;
+  /** Seals webhook signing secrets (src/secrets.ts). */
+  secrets: SecretBox;
+  /** WEBHOOK_ALLOW_PRIVATE: webhook endpoint URLs may use plain http. */
+  allowPrivateWebhooks: boolean;
 }
 
 export interface RequestContext {

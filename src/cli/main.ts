@@ -4,6 +4,8 @@ import { loadConfig } from '../config.js';
 import { connectDatabase } from '../db/client.js';
 import { runMigrations } from '../db/migrate.js';
 import { createOrganisation, listOrganisations, rotateApiKey } from '../services/organisations.js';
+import { registerAccountCommands } from './accounts.js';
+import { registerJobCommands } from './jobs.js';
 
 /**
  * The operator CLI: `npm run cli -- <group> <command>`. Every command takes --json for scripts; without
@@ -71,6 +73,9 @@ program
       `new ${options.mode} key for ${options.org}: ${key}\nThe old key no longer works; the new one is shown only now.`,
     );
   });
+
+registerAccountCommands(program, { withDatabase, print });
+registerJobCommands(program, { print });
 
 try {
   await program.parseAsync(process.argv);

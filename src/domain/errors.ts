@@ -8,6 +8,8 @@ export const errorStatus = {
   dispute_not_found: 404,
   template_not_found: 400,
   response_not_found: 404,
+  webhook_endpoint_not_found: 404,
+  event_not_found: 404,
   dispute_closed: 400,
   dispute_overdue: 400,
   dispute_submitted: 400,
@@ -55,4 +57,7 @@ export const notFound = {
   /** On the templates endpoints the template is the resource (404); named by a dispute it is a bad parameter (400). */
   template: (id: string, asParameter: boolean) =>
     new ApiError('template_not_found', `No template with id '${id}'.`, asParameter ? 400 : 404),
+  webhookEndpoint: (id: string) =>
+    new ApiError('webhook_endpoint_not_found', `No webhook endpoint with id '${id}'.`),
+  event: (id: string) => new ApiError('event_not_found', `No event with id '${id}'.`),
 };

@@ -124,3 +124,25 @@ export function decide(
 
 /** States the processor decided: mirroring may move a dispute out of a service-local state only into these. */
 export const closedStates: readonly DisputeState[] = ['won', 'lost', 'charge_refunded', 'warning_closed'];
+
+/** States the processor decides: mirroring may move a dispute out of a service-local state only into these. */
+export const processorOutcomeStates: readonly DisputeState[] = [
+  'under_review',
+  'warning_under_review',
+  ...closedStates,
+];
+
+/** States this service moves a dispute into; the processor's view of them is not news (ARCHITECTURE.md). */
+export const serviceLocalStates: readonly DisputeState[] = [
+  'queued',
+  'compiling_evidence',
+  'submitted',
+  'accepted',
+  'requires_review',
+];
+
+/** Disputes still waiting for someone to answer them: the deadline sweep warns while they are due soon. */
+export const dueSoonStates = ['needs_response', 'warning_needs_response', 'requires_review'] as const;
+
+/** Past `due_by` these were never answered; a queued one means its unattended submission did not happen. */
+export const overdueStates = [...dueSoonStates, 'queued'] as const;

@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, or, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Db, Tx } from '../db/client.js';
 import { preparedFor } from '../db/prepared.js';
@@ -78,6 +78,27 @@ export async function loadDisputes(
     .from(disputes)
     .leftJoin(templates, templateOfDispute)
     .where(and(ownedBy(disputes, tenant), inArray(disputes.uid, uids)));
+}
+
+/** The templates a set of disputes name, by dispute uid, in one query. */
+export async function loadTemplates(
+  db: Db | Tx,
+  named: readonly (Tenant & { uid: string; template: string | null })[],
+): Promise<Map<string, TemplateRow>> {
+  const naming = named.filter((dispute) => dispute.template !== null);
+  if (naming.length === 0) return new Map();
+  const keys = [...new Map(naming.map((d) => [`${d.orgId}/${d.livemode}/${d.template}`, d])).values()];
+  const rows = await db
+    .select()
+    .from(templates)
+    .where(or(...keys.map((d) => and(ownedBy(templates, d), eq(templates.id, d.template ?? '')))));
+  const byKey = new Map(rows.map((row) => [`${row.orgId}/${row.livemode}/${row.id}`, row]));
+  const byDispute = new Map<string, TemplateRow>();
+  for (const d of naming) {
+    const row = byKey.get(`${d.orgId}/${d.livemode}/${d.template}`);
+    if (row) byDispute.set(d.uid, row);
+  }
+  return byDispute;
 }
 
 export async function loadTemplate(

@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client.js';
 import { preparedFor } from '../db/prepared.js';
 import { disputes, templates } from '../db/schema/index.js';
@@ -15,13 +15,14 @@ import {
   type DisputeRow,
   findDispute,
   loadTemplate,
+  loadTemplates,
   lockDispute,
   ownedBy,
   type TemplateRow,
 } from './dispute-records.js';
-import { recordDisputeEvent } from './events.js';
+import { recordDisputeEvent, recordDisputeEvents } from './events.js';
 import { beyond, type PageQuery, pageOrder, planPage } from './paging.js';
-import { prepareSubmission, type Submitter } from './submissions.js';
+import { type Claimed, prepareSubmission, prepareSubmissions, type Submitter } from './submissions.js';
 
 /**
  * Dispute use cases: update, submit, queue, accept, create. Each runs in one transaction that locks the
@@ -188,8 +189,8 @@ export async function submitDispute(
       const refusal = submitProblem({ ...dispute, ...change }, template, now(deps));
       if (refusal) return refuseAfterSaving(tx, dispute, change, refusal);
       const saved = await write(tx, dispute, change);
-      const submissionId = await prepareSubmission(tx, saved, deps.adapters.forDispute(saved).name);
-      return { status: 201, dispute: saved, template, submissionId };
+      const prepared = await prepareSubmission(tx, saved, deps.adapters.forDispute(saved).name);
+      return { status: 201, dispute: prepared.dispute, template, submissionId: prepared.submissionId };
     },
   );
 }
@@ -229,6 +230,82 @@ export async function acceptDispute(deps: DisputeDeps, caller: Caller, id: strin
       return { status: 200, dispute: updated, template };
     },
   );
+}
+
+export type QueuedOutcome =
+  | { status: 'prepared'; claimed: Claimed }
+  | { status: 'skipped' }
+  | { status: 'refused'; message: string };
+
+/**
+ * Queued disputes whose moment came: prepare each to be submitted with what it holds now, edits
+ * included, in one transaction for the batch. Run by the submission worker, which then calls the
+ * processor with the attempt it holds. A dispute no longer queued, or queued for a later moment, is left
+ * alone (its job was stale). One that can no longer be submitted (a template field went missing, the
+ * deadline passed) returns to needs_response with a `dispute.submission_failed` event, and the refusal is
+ * the job's failure reason. A failed submission also returns the dispute to needs_response: its moment
+ * has passed, and the merchant must act.
+ */
+export async function prepareQueuedDisputes(
+  deps: Pick<DisputeDeps, 'db' | 'adapters' | 'now'> & { leaseMs: number },
+  disputeUids: string[],
+): Promise<QueuedOutcome[]> {
+  const at = now(deps);
+  return deps.db.transaction(async (tx) => {
+    // Locked in one order, so two workers taking overlapping batches cannot deadlock.
+    const rows = await tx
+      .select()
+      .from(disputes)
+      .where(inArray(disputes.uid, disputeUids))
+      .orderBy(disputes.uid)
+      .for('update');
+    const due = rows.filter(
+      (dispute) => dispute.state === 'queued' && dispute.submitAt && dispute.submitAt <= at,
+    );
+    const templates = await loadTemplates(tx, due);
+    const outcomes = new Map<string, QueuedOutcome>();
+    const refused: DisputeRow[] = [];
+    const ready: DisputeRow[] = [];
+    for (const dispute of due) {
+      const problem = submitProblem(dispute, templates.get(dispute.uid) ?? null, at);
+      if (problem) outcomes.set(dispute.uid, { status: 'refused', message: problem.message });
+      (problem ? refused : ready).push(dispute);
+    }
+    if (refused.length > 0) {
+      const returned = await tx
+        .update(disputes)
+        .set({ state: 'needs_response', submitAt: null, updatedAt: new Date() })
+        .where(
+          inArray(
+            disputes.uid,
+            refused.map((dispute) => dispute.uid),
+          ),
+        )
+        .returning();
+      await recordDisputeEvents(
+        tx,
+        returned.map((dispute) => ({
+          type: 'dispute.submission_failed',
+          dispute,
+          template: templates.get(dispute.uid) ?? null,
+        })),
+      );
+    }
+    const prepared = await prepareSubmissions(
+      tx,
+      ready.map((dispute) => ({
+        dispute,
+        adapter: deps.adapters.forDispute(dispute).name,
+        returnTo: 'needs_response',
+        claimForMs: deps.leaseMs,
+      })),
+    );
+    for (const { dispute, submission } of prepared) {
+      const template = templates.get(dispute.uid) ?? null;
+      outcomes.set(dispute.uid, { status: 'prepared', claimed: { submission, dispute, template } });
+    }
+    return disputeUids.map((uid) => outcomes.get(uid) ?? { status: 'skipped' });
+  });
 }
 
 /**
@@ -296,10 +373,10 @@ export async function createDispute(
       await recordDisputeEvent(tx, 'dispute.updated', queued, template);
       return { status: 201, dispute: queued, template };
     }
-    const submissionId = await prepareSubmission(tx, created, deps.adapters.forDispute(created).name);
-    return { status: 201, dispute: created, template, submissionId };
+    const prepared = await prepareSubmission(tx, created, deps.adapters.forDispute(created).name);
+    return { status: 201, dispute: prepared.dispute, template, submissionId: prepared.submissionId };
   });
-  return afterCommit(deps, caller, result);
+  return afterCommit(deps, caller, result, null);
 }
 
 /**
@@ -327,7 +404,7 @@ async function inTransaction(
   input: Partial<EvidenceInput> & { account?: string },
   step: (step: Step) => Promise<StepResult>,
 ): Promise<DisputeOutcome> {
-  const result = await deps.db.transaction(async (tx) => {
+  const { result, before } = await deps.db.transaction(async (tx) => {
     const { dispute, template: stored } = await lockDispute(tx, caller, id);
     const decision = decide(dispute.state as DisputeState, action, {
       force: input.force ?? false,
@@ -336,9 +413,12 @@ async function inTransaction(
     if (decision.outcome === 'refuse')
       throw new ApiError(decision.error, refusalMessage(decision.error, dispute));
     const { change, template } = await checkEvidence(tx, caller, dispute, stored, input);
-    return step({ tx, dispute, template, change, decision: decision.outcome });
+    return {
+      result: await step({ tx, dispute, template, change, decision: decision.outcome }),
+      before: dispute,
+    };
   });
-  return afterCommit(deps, caller, result);
+  return afterCommit(deps, caller, result, before);
 }
 
 /**
@@ -356,10 +436,31 @@ async function refuseAfterSaving(
   return { refusal };
 }
 
-async function afterCommit(deps: DisputeDeps, caller: Caller, result: StepResult): Promise<DisputeOutcome> {
+async function afterCommit(
+  deps: DisputeDeps,
+  caller: Caller,
+  result: StepResult,
+  before: DisputeRow | null,
+): Promise<DisputeOutcome> {
   if ('refusal' in result) throw result.refusal;
+  await reschedule(deps.submitter, before, result.dispute);
   if (result.submissionId) return runPrepared(deps, caller, result.dispute.id, result.submissionId);
   return { status: result.status, dispute: result.dispute, template: result.template };
+}
+
+/**
+ * Keeps one delayed job per queued dispute, at its `submit_at`: a dispute that left the queue or moved in
+ * it loses its old job, one that entered or moved gets a new one. Edits that keep the moment change
+ * nothing: the job reads the dispute when it runs.
+ */
+async function reschedule(submitter: Submitter, before: DisputeRow | null, after: DisputeRow): Promise<void> {
+  const slot = (dispute: DisputeRow | null) =>
+    dispute?.state === 'queued' && dispute.submitAt ? { uid: dispute.uid, submitAt: dispute.submitAt } : null;
+  const was = slot(before);
+  const is = slot(after);
+  if (was?.submitAt.getTime() === is?.submitAt.getTime()) return;
+  if (was) await submitter.unschedule(was);
+  if (is) await submitter.schedule(is);
 }
 
 const evidenceColumns = ['fields', 'products', 'correspondence', 'pastPayments'] as const;
@@ -471,6 +572,6 @@ async function runPrepared(
   return { status: result.status === 'succeeded' ? 201 : 202, dispute, template };
 }
 
-function now(deps: DisputeDeps): Date {
+function now(deps: Pick<DisputeDeps, 'now'>): Date {
   return deps.now?.() ?? new Date();
 }

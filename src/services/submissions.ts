@@ -1,25 +1,47 @@
-import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { Batcher } from '../db/batcher.js';
 import type { Db, Tx } from '../db/client.js';
-import { disputes, submissions } from '../db/schema/index.js';
+import { disputes, submissions, templates } from '../db/schema/index.js';
 import { newId } from '../ids.js';
 import { describeError, type Logger } from '../logger.js';
 import type { AdapterRegistry } from '../processors/registry.js';
 import { type EvidencePackage, ProcessorError } from '../processors/types.js';
-import { type DisputeRow, loadTemplate, type TemplateRow } from './dispute-records.js';
-import { recordDisputeEvent } from './events.js';
+import { type DisputeRow, type TemplateRow, templateOfDispute } from './dispute-records.js';
+import { type DisputeEvent, recordDisputeEvents } from './events.js';
 
+/** Where a submission stands once a runner is done with it (or could not take it). */
 export type SubmissionResult =
   | { status: 'succeeded' }
   | { status: 'failed'; message: string }
-  /** Still with the processor; the outcome arrives as a dispute.submitted or submission_failed event. */
+  /** A transient processor failure with attempts left: the job retries, with this error's Retry-After. */
+  | { status: 'retry'; error: ProcessorError }
+  /** Another runner holds the attempt's lease. */
+  | { status: 'in_flight' };
+
+/** What a submit request learns: the outcome, or that the call is still under way. */
+export type SubmitOutcome =
+  | { status: 'succeeded' }
+  | { status: 'failed'; message: string }
   | { status: 'in_flight' };
 
 /**
- * Runs a prepared submission to its end. Submit requests go through this interface so that where the
- * processor call runs (in the request, or in a queue worker) is the caller's choice, not the route's.
+ * How the dispute service hands work to the submission queue. Every processor call runs as a job; the
+ * service only says what is due and when (jobs/submitter.ts implements it over BullMQ).
  */
 export interface Submitter {
-  submit(submissionId: string): Promise<SubmissionResult>;
+  /** Runs a prepared submission now and waits a while for its outcome (submit requests). */
+  submit(submissionId: string): Promise<SubmitOutcome>;
+  /** Runs a prepared submission without waiting, after `delayMs` (a retry the processor asked to wait for). */
+  dispatch(submissionId: string, delayMs?: number): Promise<void>;
+  /** Arranges for a queued dispute to be submitted at its `submit_at`. */
+  schedule(dispute: QueuedDispute): Promise<void>;
+  /** Drops that arrangement: the dispute left the queue or moved in it. */
+  unschedule(dispute: QueuedDispute): Promise<void>;
+}
+
+export interface QueuedDispute {
+  uid: string;
+  submitAt: Date;
 }
 
 export function evidenceOf(dispute: DisputeRow): EvidencePackage {
@@ -35,204 +57,410 @@ export function evidenceOf(dispute: DisputeRow): EvidencePackage {
 
 /**
  * Records a submission attempt and moves the dispute to compiling_evidence, inside the caller's
- * transaction. The row exists before the processor is called; its id is the idempotency key.
+ * transaction. The row exists before the processor is called; its id is the idempotency key. `returnTo`
+ * is the state a failure puts the dispute back in: where it was, unless that state would resubmit it.
  */
-export async function prepareSubmission(tx: Tx, dispute: DisputeRow, adapter: string): Promise<string> {
-  const id = newId('submission');
-  await tx.insert(submissions).values({
-    id,
-    orgId: dispute.orgId,
-    livemode: dispute.livemode,
-    disputeUid: dispute.uid,
-    adapter,
-    previousState: dispute.state,
-    evidence: evidenceOf(dispute) as unknown as Record<string, unknown>,
-  });
-  await tx
+export async function prepareSubmissions(
+  tx: Tx,
+  items: readonly { dispute: DisputeRow; adapter: string; returnTo?: string; claimForMs?: number }[],
+): Promise<{ submissionId: string; dispute: DisputeRow; submission: SubmissionRow }[]> {
+  if (items.length === 0) return [];
+  const rows = await tx
+    .insert(submissions)
+    .values(
+      items.map(({ dispute, adapter, returnTo, claimForMs }) => ({
+        id: newId('submission'),
+        orgId: dispute.orgId,
+        livemode: dispute.livemode,
+        disputeUid: dispute.uid,
+        adapter,
+        previousState: returnTo ?? dispute.state,
+        evidence: evidenceOf(dispute) as unknown as Record<string, unknown>,
+        // A runner that goes on to call the processor itself holds the attempt from the start.
+        claimedUntil: claimForMs === undefined ? null : leaseEnd(claimForMs),
+      })),
+    )
+    .returning();
+  const compiling = await tx
     .update(disputes)
     .set({ state: 'compiling_evidence', updatedAt: new Date() })
-    .where(eq(disputes.uid, dispute.uid));
-  return id;
+    .where(
+      inArray(
+        disputes.uid,
+        items.map((item) => item.dispute.uid),
+      ),
+    )
+    .returning();
+  const byUid = new Map(compiling.map((dispute) => [dispute.uid, dispute]));
+  return rows.map((submission) => {
+    const dispute = byUid.get(submission.disputeUid);
+    if (!dispute) throw new Error(`dispute ${submission.disputeUid} vanished inside its transaction`);
+    return { submissionId: submission.id, dispute, submission };
+  });
+}
+
+export async function prepareSubmission(
+  tx: Tx,
+  dispute: DisputeRow,
+  adapter: string,
+): Promise<{ submissionId: string; dispute: DisputeRow }> {
+  const [prepared] = await prepareSubmissions(tx, [{ dispute, adapter }]);
+  if (!prepared) throw new Error('no submission was prepared');
+  return prepared;
 }
 
 export interface SubmissionDeps {
   db: Db;
   adapters: AdapterRegistry;
   logger: Logger;
+  /**
+   * How long a runner owns an attempt without renewing it (JOB_LOCK_SECONDS, like the job's own lock). A
+   * live runner renews it while the processor call lasts; one that dies loses it within this time.
+   */
+  leaseMs: number;
+}
+
+/** Where the job running a submission stands in its retry budget. */
+export interface JobAttempt {
+  /** BullMQ's `attemptsMade` when this run started: it grows each time the job fails. */
+  attemptsMade: number;
+  /** No retry follows this run: a transient failure is recorded as the outcome. */
+  final: boolean;
+}
+
+export type SubmissionRow = typeof submissions.$inferSelect;
+
+/** An attempt this runner holds the lease of, with its dispute and the template it names. */
+export interface Claimed {
+  submission: SubmissionRow;
+  dispute: DisputeRow;
+  template: TemplateRow | null;
+}
+
+type Outcome = { reference: string | null } | { error: ProcessorError };
+
+interface Finish {
+  claimed: Claimed;
+  outcome: Outcome;
+  attempt: JobAttempt;
 }
 
 /**
- * How long one runner owns an attempt: longer than any processor call may take (adapters time out well
- * within it). A runner that dies holding it leaves the attempt to the next recovery once it expires.
+ * Sends prepared submissions to their processors and records the outcomes. One runner serves all the
+ * submission jobs of a process: the claims and the outcomes of jobs running at the same moment share
+ * their round trips to Postgres (db/batcher.ts), which is what lets one worker keep up with a queue.
+ *
+ * Safe to run again for the same submission: a finished one returns its recorded outcome, one that
+ * another runner holds answers `in_flight`, and the processor always receives the same idempotency key.
+ * A failed submission is reopened only by a later attempt of its job than the one that recorded the
+ * failure: that is an operator retrying the failed job (Bull Board, the CLI), which submits the dispute's
+ * current evidence as a new attempt. A re-run of the same attempt (a worker died after recording) is not.
  */
-export const submissionLeaseMs = 5 * 60_000;
+export class SubmissionRunner {
+  readonly #deps: SubmissionDeps;
+  readonly #claims: Batcher<string, Claimed | undefined>;
+  readonly #finishes: Batcher<Finish, boolean>;
 
-/**
- * Sends one prepared submission to the dispute's processor and records the outcome. Safe to call again
- * for the same submission: a finished one returns its recorded outcome, one that another runner holds
- * answers `in_flight`, and the processor always receives the same idempotency key.
- */
-export async function runSubmission(deps: SubmissionDeps, submissionId: string): Promise<SubmissionResult> {
-  const [found] = await deps.db
-    .select({ submission: submissions, dispute: disputes })
-    .from(submissions)
-    .innerJoin(disputes, eq(disputes.uid, submissions.disputeUid))
-    .where(eq(submissions.id, submissionId));
-  if (!found) throw new Error(`submission ${submissionId} does not exist`);
-  const { submission, dispute } = found;
-  if (submission.status !== 'pending') return recordedOutcome(submission);
-  if (!(await claim(deps.db, submission.id))) return { status: 'in_flight' };
+  constructor(deps: SubmissionDeps) {
+    this.#deps = deps;
+    this.#claims = new Batcher((ids) => claimMany(deps.db, ids, deps.leaseMs));
+    this.#finishes = new Batcher((items) => finishMany(deps.db, items));
+  }
 
-  const adapter = deps.adapters.forDispute(dispute);
-  const log = deps.logger.child({ submission: submissionId, dispute: dispute.id, adapter: adapter.name });
-  let outcome: { reference: string | null } | { error: ProcessorError };
-  try {
-    const answer = await adapter.submitEvidence({
-      dispute: {
-        id: dispute.id,
-        charge: dispute.charge,
-        accountId: dispute.accountId,
-        reason: dispute.reason,
-        kind: dispute.kind,
-        amount: dispute.amount,
-        currency: dispute.currency,
-      },
-      evidence: submission.evidence as unknown as EvidencePackage,
-      idempotencyKey: submission.id,
-    });
-    outcome = { reference: answer.reference };
-  } catch (thrown) {
-    // Anything an adapter throws ends the attempt on the record: a dispute is never left compiling
-    // evidence behind a submission nobody will finish.
-    if (!(thrown instanceof ProcessorError)) log.error({ err: describeError(thrown) }, 'adapter threw');
-    outcome = {
-      error:
-        thrown instanceof ProcessorError
-          ? thrown
-          : new ProcessorError(adapter.name, 'The call to the processor failed unexpectedly.', {
-              retryable: true,
-            }),
-    };
+  async run(submissionId: string, attempt: JobAttempt): Promise<SubmissionResult> {
+    const claimed = await this.#claims.call(submissionId);
+    if (claimed) return this.runClaimed(claimed, attempt);
+    // Not claimable: finished, held by another runner, or replaced by an operator's retry.
+    const { submission } = await loadSubmission(this.#deps.db, submissionId);
+    if (
+      submission.status === 'failed' &&
+      attempt.attemptsMade > (submission.failedAtJobAttempt ?? Infinity)
+    ) {
+      return this.run(await reopen(this.#deps, submission), attempt);
+    }
+    if (submission.id !== submissionId) return this.run(submission.id, attempt);
+    return recordedOutcome(submission);
   }
-  // Outside the try: a database error here is ours, not the processor's. It propagates, and the attempt
-  // stays pending for recovery to finish (the processor deduplicates on the idempotency key).
-  if (!(await finishSubmission(deps.db, submission, dispute, outcome))) {
-    const [stored] = await deps.db.select().from(submissions).where(eq(submissions.id, submission.id));
-    return stored ? recordedOutcome(stored) : { status: 'in_flight' };
+
+  /** Calls the processor for an attempt this runner holds, and records what it answered. */
+  async runClaimed(claimed: Claimed, attempt: JobAttempt): Promise<SubmissionResult> {
+    const { submission, dispute } = claimed;
+    const { db, logger, leaseMs } = this.#deps;
+    const adapter = this.#deps.adapters.forDispute(dispute);
+    const log = logger.child({ submission: submission.id, dispute: dispute.id, adapter: adapter.name });
+    const lease = renewLease(db, submission.id, leaseMs, log);
+    let outcome: Outcome;
+    try {
+      const answer = await adapter.submitEvidence({
+        dispute: {
+          id: dispute.id,
+          charge: dispute.charge,
+          accountId: dispute.accountId,
+          reason: dispute.reason,
+          kind: dispute.kind,
+          amount: dispute.amount,
+          currency: dispute.currency,
+        },
+        evidence: submission.evidence as unknown as EvidencePackage,
+        idempotencyKey: submission.id,
+      });
+      outcome = { reference: answer.reference };
+    } catch (thrown) {
+      // Anything an adapter throws ends the attempt on the record: a dispute is never left compiling
+      // evidence behind a submission nobody will finish.
+      if (!(thrown instanceof ProcessorError)) log.error({ err: describeError(thrown) }, 'adapter threw');
+      outcome = {
+        error:
+          thrown instanceof ProcessorError
+            ? thrown
+            : new ProcessorError(adapter.name, 'The call to the processor failed unexpectedly.', {
+                retryable: true,
+              }),
+      };
+    } finally {
+      lease.stop();
+    }
+    if ('error' in outcome && outcome.error.retryable && !attempt.final) {
+      // The job retries after its backoff; free the attempt so that retry need not wait out the lease.
+      await db.update(submissions).set({ claimedUntil: null }).where(eq(submissions.id, submission.id));
+      log.info({ status: outcome.error.status, reason: outcome.error.message }, 'submission will be retried');
+      return { status: 'retry', error: outcome.error };
+    }
+    // Outside the try: a database error here is ours, not the processor's. It propagates, and the attempt
+    // stays pending for the job's retry to finish (the processor deduplicates on the idempotency key).
+    const finished = await this.#finishes.call({ claimed, outcome, attempt });
+    if (!finished) return recordedOutcome((await loadSubmission(db, submission.id)).submission);
+    if ('reference' in outcome) {
+      log.info('submission succeeded');
+      return { status: 'succeeded' };
+    }
+    const { error } = outcome;
+    log.warn(
+      { status: error.status, retryable: error.retryable, reason: error.message },
+      'submission failed',
+    );
+    return { status: 'failed', message: error.message };
   }
-  if ('reference' in outcome) {
-    log.info('submission succeeded');
-    return { status: 'succeeded' };
-  }
-  const { error } = outcome;
-  log.warn({ status: error.status, retryable: error.retryable, reason: error.message }, 'submission failed');
-  return { status: 'failed', message: error.message };
 }
 
-function recordedOutcome(submission: typeof submissions.$inferSelect): SubmissionResult {
+/** Takes the leases of the attempts nobody holds, with their disputes; others answer undefined. */
+async function claimMany(db: Db, ids: string[], leaseMs: number): Promise<(Claimed | undefined)[]> {
+  const claimed = await db
+    .update(submissions)
+    .set({ claimedUntil: leaseEnd(leaseMs) })
+    .where(
+      and(
+        inArray(submissions.id, ids),
+        eq(submissions.status, 'pending'),
+        or(isNull(submissions.claimedUntil), lt(submissions.claimedUntil, sql`now()`)),
+      ),
+    )
+    .returning();
+  const found =
+    claimed.length === 0
+      ? []
+      : await db
+          .select({ dispute: disputes, template: templates })
+          .from(disputes)
+          .leftJoin(templates, templateOfDispute)
+          .where(
+            inArray(
+              disputes.uid,
+              claimed.map((submission) => submission.disputeUid),
+            ),
+          );
+  const byUid = new Map(found.map((row) => [row.dispute.uid, row]));
+  const byId = new Map(claimed.map((submission) => [submission.id, submission]));
+  return ids.map((id) => {
+    const submission = byId.get(id);
+    const row = submission && byUid.get(submission.disputeUid);
+    return submission && row ? { submission, ...row } : undefined;
+  });
+}
+
+/** A submission with its dispute, following an operator's retries to the attempt that replaced it. */
+async function loadSubmission(db: Db, submissionId: string) {
+  let id = submissionId;
+  for (;;) {
+    const [found] = await db
+      .select({ submission: submissions, dispute: disputes })
+      .from(submissions)
+      .innerJoin(disputes, eq(disputes.uid, submissions.disputeUid))
+      .where(eq(submissions.id, id));
+    if (!found) throw new Error(`submission ${id} does not exist`);
+    if (found.submission.retriedAs === null) return found;
+    id = found.submission.retriedAs;
+  }
+}
+
+/** The outcome a submit request reports: recorded, or still under way. */
+export async function submitOutcome(db: Db, submissionId: string): Promise<SubmitOutcome> {
+  return recordedOutcome((await loadSubmission(db, submissionId)).submission);
+}
+
+function recordedOutcome(submission: SubmissionRow): SubmitOutcome {
   if (submission.status === 'succeeded') return { status: 'succeeded' };
   if (submission.status === 'failed') return { status: 'failed', message: submission.failure?.message ?? '' };
   return { status: 'in_flight' };
 }
 
-/** Takes the attempt's lease if nobody holds it: only one runner calls the processor at a time. */
-async function claim(db: Db, submissionId: string): Promise<boolean> {
-  const [claimed] = await db
-    .update(submissions)
-    .set({ claimedUntil: sql`now() + ${`${submissionLeaseMs} milliseconds`}::interval` })
-    .where(
-      and(
-        eq(submissions.id, submissionId),
-        eq(submissions.status, 'pending'),
-        or(isNull(submissions.claimedUntil), lt(submissions.claimedUntil, sql`now()`)),
-      ),
-    )
-    .returning({ id: submissions.id });
-  return claimed !== undefined;
+const leaseEnd = (leaseMs: number) => sql`now() + ${`${leaseMs} milliseconds`}::interval`;
+
+/** Extends the lease at half its length while the processor call lasts. */
+function renewLease(db: Db, submissionId: string, leaseMs: number, log: Logger): { stop(): void } {
+  const timer = setInterval(() => {
+    db.update(submissions)
+      .set({ claimedUntil: leaseEnd(leaseMs) })
+      .where(and(eq(submissions.id, submissionId), eq(submissions.status, 'pending')))
+      .catch((error: unknown) => log.warn({ err: describeError(error) }, 'renewing the lease failed'));
+  }, leaseMs / 2);
+  return { stop: () => clearInterval(timer) };
 }
 
 /**
- * Runs every pending submission nobody holds, oldest first: those whose process stopped between recording
- * the attempt and recording its outcome. Safe to run at any time and in any process: a live runner's lease
- * keeps its attempt out, and the processor receives the same idempotency key as before.
+ * An operator retried a failed submission's job: a new attempt with the dispute's current evidence (and
+ * so a new idempotency key), linked from the failed one so every later run of the job follows it.
  */
-export async function resumePendingSubmissions(deps: SubmissionDeps): Promise<number> {
-  const pending = await deps.db
+async function reopen(deps: SubmissionDeps, failed: SubmissionRow): Promise<string> {
+  return deps.db.transaction(async (tx) => {
+    const [dispute] = await tx
+      .select()
+      .from(disputes)
+      .where(eq(disputes.uid, failed.disputeUid))
+      .for('update');
+    const [current] = await tx.select().from(submissions).where(eq(submissions.id, failed.id)).for('update');
+    if (!dispute || !current) throw new Error(`submission ${failed.id} lost its dispute`);
+    if (current.retriedAs !== null) return current.retriedAs;
+    if (dispute.state !== failed.previousState) {
+      // Something happened to the dispute since (accepted, closed, submitted again): not ours to override.
+      throw new PermanentSubmissionError(
+        `Not retrying: dispute '${dispute.id}' is now ${dispute.state}, not ${failed.previousState} as when this submission failed.`,
+      );
+    }
+    const { submissionId } = await prepareSubmission(tx, dispute, deps.adapters.forDispute(dispute).name);
+    await tx.update(submissions).set({ retriedAs: submissionId }).where(eq(submissions.id, failed.id));
+    return submissionId;
+  });
+}
+
+/**
+ * The queue slot of a dispute that a failed submission returned to `queued` (a submit-now of a queued
+ * dispute, refused): it needs its delayed job back, since submitting it now removed it.
+ */
+export async function queuedAfterFailure(db: Db, submissionId: string): Promise<QueuedDispute | null> {
+  const { dispute } = await loadSubmission(db, submissionId);
+  return dispute.state === 'queued' && dispute.submitAt
+    ? { uid: dispute.uid, submitAt: dispute.submitAt }
+    : null;
+}
+
+/** A submission that can no longer be made as asked; retrying the job will not change that. */
+export class PermanentSubmissionError extends Error {
+  readonly retryable = false;
+}
+
+/**
+ * Submissions left pending with nobody holding them (their job was lost with Redis, or never enqueued
+ * because the process stopped after the commit). The sweep enqueues each again; job ids deduplicate.
+ */
+export async function unattendedSubmissions(db: Db, olderThanMs: number): Promise<string[]> {
+  const rows = await db
     .select({ id: submissions.id })
     .from(submissions)
     .where(
       and(
         eq(submissions.status, 'pending'),
         or(isNull(submissions.claimedUntil), lt(submissions.claimedUntil, sql`now()`)),
+        lt(submissions.createdAt, sql`now() - ${`${olderThanMs} milliseconds`}::interval`),
       ),
     )
-    .orderBy(submissions.createdAt);
-  let resumed = 0;
-  for (const { id } of pending) {
-    if ((await runSubmission(deps, id)).status !== 'in_flight') resumed += 1;
-  }
-  return resumed;
+    .orderBy(submissions.createdAt)
+    .limit(1000);
+  return rows.map((row) => row.id);
 }
 
-/** Records the outcome if the attempt is still pending; false when another runner recorded it first. */
-async function finishSubmission(
-  db: Db,
-  submission: { id: string; previousState: string },
-  dispute: DisputeRow,
-  outcome: { reference: string | null } | { error: ProcessorError },
-): Promise<boolean> {
+/**
+ * Records outcomes of attempts still pending, in one transaction: the attempts, their disputes (submitted,
+ * or back where they were) and the events. Answers false for an attempt another runner recorded first.
+ */
+async function finishMany(db: Db, items: Finish[]): Promise<boolean[]> {
   const now = new Date();
   return db.transaction(async (tx) => {
-    const succeeded = 'reference' in outcome;
-    const [finished] = await tx
-      .update(submissions)
-      .set(
-        succeeded
-          ? { status: 'succeeded', processorReference: outcome.reference, completedAt: now }
-          : {
-              status: 'failed',
-              completedAt: now,
-              failure: {
-                message: outcome.error.message,
-                retryable: outcome.error.retryable,
-                ...(outcome.error.status === undefined ? {} : { status: outcome.error.status }),
-              },
-            },
-      )
-      .where(and(eq(submissions.id, submission.id), eq(submissions.status, 'pending')))
-      .returning({ id: submissions.id });
-    if (!finished) return false;
-    const [updated] = await tx
-      .update(disputes)
-      .set(
-        succeeded
-          ? {
-              state: 'submitted',
-              submittedAt: now,
-              // Saturating: a count at the column's limit must not turn a success into an error.
-              submittedCount: sql`least(${disputes.submittedCount}, 2147483646) + 1`,
-              submitAt: null,
-              updatedAt: now,
-            }
-          : { state: submission.previousState, updatedAt: now },
-      )
-      .where(eq(disputes.uid, dispute.uid))
-      .returning();
-    if (!updated) throw new Error(`dispute ${dispute.uid} vanished during submission`);
-    const template = await loadTemplate(tx, updated, updated.template);
-    await recordDisputeEvent(
-      tx,
-      succeeded ? 'dispute.submitted' : 'dispute.submission_failed',
-      updated,
-      template,
-    );
-    return true;
+    const recorded = await tx.execute<{ id: string }>(sql`
+      update ${submissions} as s set
+        status = v.status,
+        processor_reference = v.reference,
+        failure = v.failure::jsonb,
+        failed_at_job_attempt = v.attempt,
+        completed_at = ${now.toISOString()}::timestamptz
+      from unnest(
+        ${sql.param(items.map(({ claimed }) => claimed.submission.id))}::text[],
+        ${sql.param(items.map(({ outcome }) => ('reference' in outcome ? 'succeeded' : 'failed')))}::text[],
+        ${sql.param(items.map(({ outcome }) => ('reference' in outcome ? outcome.reference : null)))}::text[],
+        ${sql.param(items.map(({ outcome }) => ('error' in outcome ? JSON.stringify(failureOf(outcome.error)) : null)))}::text[],
+        ${sql.param(items.map(({ outcome, attempt }) => ('error' in outcome ? attempt.attemptsMade : null)))}::int[]
+      ) as v(id, status, reference, failure, attempt)
+      where s.id = v.id and s.status = 'pending'
+      returning s.id`);
+    const finished = new Set(recorded.map((row) => row.id));
+    const done = items.filter(({ claimed }) => finished.has(claimed.submission.id));
+    const succeeded = done.filter(({ outcome }) => 'reference' in outcome);
+    const templateOf = new Map(done.map(({ claimed }) => [claimed.dispute.uid, claimed.template]));
+    const updated: DisputeEvent[] = [];
+    const record = (type: DisputeEvent['type'], rows: DisputeRow[]) =>
+      updated.push(
+        ...rows.map((dispute) => ({ type, dispute, template: templateOf.get(dispute.uid) ?? null })),
+      );
+    if (succeeded.length > 0) {
+      const rows = await tx
+        .update(disputes)
+        .set({
+          state: 'submitted',
+          submittedAt: now,
+          // Saturating: a count at the column's limit must not turn a success into an error.
+          submittedCount: sql`least(${disputes.submittedCount}, 2147483646) + 1`,
+          submitAt: null,
+          updatedAt: now,
+        })
+        .where(
+          inArray(
+            disputes.uid,
+            succeeded.map(({ claimed }) => claimed.dispute.uid),
+          ),
+        )
+        .returning();
+      record('dispute.submitted', rows);
+    }
+    // Failures go back to the state each came from; there are few distinct ones.
+    const failedBack = new Map<string, Finish[]>();
+    for (const item of done.filter(({ outcome }) => 'error' in outcome)) {
+      const state = item.claimed.submission.previousState;
+      failedBack.set(state, [...(failedBack.get(state) ?? []), item]);
+    }
+    for (const [state, group] of failedBack) {
+      const rows = await tx
+        .update(disputes)
+        .set({ state, updatedAt: now })
+        .where(
+          inArray(
+            disputes.uid,
+            group.map(({ claimed }) => claimed.dispute.uid),
+          ),
+        )
+        .returning();
+      record('dispute.submission_failed', rows);
+    }
+    await recordDisputeEvents(tx, updated);
+    return items.map(({ claimed }) => finished.has(claimed.submission.id));
   });
 }
 
-/** The submitter of this stage: the processor call runs inside the request that asked for it. */
-export function createInlineSubmitter(deps: SubmissionDeps): Submitter {
-  return { submit: (submissionId) => runSubmission(deps, submissionId) };
+function failureOf(error: ProcessorError): NonNullable<SubmissionRow['failure']> {
+  return {
+    message: error.message,
+    retryable: error.retryable,
+    ...(error.status === undefined ? {} : { status: error.status }),
+  };
 }
 
 export type { TemplateRow };

@@ -61,6 +61,8 @@ await runBench(async () => {
     // out of reach, since one key drives all the load here.
     RATE_LIMIT_PER_SECOND: '1000000',
     QUEUE_PREFIX: `rebuttal_bench_${process.pid}`,
+    // The web process as the Procfile runs it: the read path alone, no workers beside it.
+    WORKERS: 'none',
   });
   console.log(`service up in ${Date.now() - started} ms (migrated ${database.name})`);
 

@@ -1,19 +1,27 @@
 import { createServer as createHttpServer, request as plainRequest, type Server } from 'node:http';
 import { Agent, createServer as createHttpsServer, request } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import qs from 'qs';
+import { boardFor } from '../../src/admin/board.js';
 import { createApp } from '../../src/api/app.js';
 import { answerClientErrors } from '../../src/api/client-errors.js';
 import type { AppDeps } from '../../src/api/endpoint.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import { openQueues, type Queues } from '../../src/jobs/catalog.js';
+import type { QueueName } from '../../src/jobs/names.js';
+import { createQueueSubmitter } from '../../src/jobs/submitter.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
 import { connectRedis } from '../../src/redis.js';
+import { SecretBox } from '../../src/secrets.js';
 import { KeyResolver } from '../../src/services/authenticate.js';
 import { DisputeObjectCache } from '../../src/services/dispute-object-cache.js';
 import { type CreatedOrganisation, createOrganisation } from '../../src/services/organisations.js';
 import { RateLimiter } from '../../src/services/rate-limit.js';
-import { createInlineSubmitter } from '../../src/services/submissions.js';
+import type { EngineDeps } from '../../workers/deps.js';
+import { type RunningWorkers, startWorkers } from '../../workers/engine.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { redisUrl, testRedisPrefix } from './services.js';
 import { testTls } from './tls.js';
@@ -42,6 +50,11 @@ export interface TestApi {
   db: TestDatabase;
   mock: MockAdapter;
   deps: AppDeps;
+  /** The job engine as the worker process wires it, on this file's own queue prefix. */
+  engine: EngineDeps;
+  queues: Queues;
+  workers: RunningWorkers;
+  config: Config;
   /** Calls the API over HTTPS on loopback. */
   call<T = Record<string, unknown>>(
     method: string,
@@ -54,30 +67,66 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
+export interface TestApiOptions {
+  /** Workers to run in this process (default all); tests of queued work start with none and add them. */
+  workers?: readonly QueueName[];
+  /** Settings over the test defaults (as environment variables, the way an operator sets them). */
+  env?: Record<string, string>;
+  mock?: MockAdapter;
+}
+
 /**
- * The app as the server wires it, on a fresh database of this file's own, listening on loopback over
- * HTTPS (and plain HTTP, to test the refusal). Call `close()` in afterAll.
+ * The app and the job engine as the service wires them, on a fresh database and a queue prefix of this
+ * file's own, listening on loopback over HTTPS (and plain HTTP, to test the refusal). Call `close()` in
+ * afterAll.
  */
-export async function startTestApi(): Promise<TestApi> {
+export async function startTestApi(options: TestApiOptions = {}): Promise<TestApi> {
   const db = await createTestDatabase();
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const prefix = testRedisPrefix();
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    REDIS_URL: redisUrl,
+    QUEUE_PREFIX: prefix,
+    APP_SECRET: 'test-app-secret-of-at-least-32-characters',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    // Quick takeover of a killed worker's jobs; sweeps only when a test asks for one.
+    JOB_LOCK_SECONDS: '5',
+    DEADLINE_SWEEP_SECONDS: '3600',
+    SHUTDOWN_GRACE_SECONDS: '5',
+    ...options.env,
+  });
   const keys = new KeyResolver(db, 30_000);
   await keys.listen();
-  const mock = new MockAdapter();
+  const mock = options.mock ?? new MockAdapter();
   const adapters = createAdapterRegistry({ mock });
-  const redis = connectRedis(redisUrl, logger);
+  const queues = openQueues({ redisUrl: config.REDIS_URL, prefix });
+  await queues.events('submission').waitUntilReady();
+  const engine: EngineDeps = {
+    db: db.db,
+    sql: db.sql,
+    queues,
+    adapters,
+    secrets: new SecretBox(config.APP_SECRET ?? ''),
+    logger,
+    config,
+  };
+  const workers = await startWorkers(engine, options.workers ?? config.WORKERS);
+  const redis = connectRedis(config.REDIS_URL, logger);
   const deps: AppDeps = {
     db: db.db,
     keys,
     // A generous limit, so no test but the rate-limit tests meets it; a key prefix of this file's own.
-    rateLimiter: new RateLimiter(redis, testRedisPrefix(), 10_000, logger),
+    rateLimiter: new RateLimiter(redis, prefix, 10_000, logger),
     adapters,
-    submitter: createInlineSubmitter({ db: db.db, adapters, logger }),
+    submitter: createQueueSubmitter({ db: db.db, queues, logger, waitMs: config.SUBMIT_WAIT_MS }),
     disputeObjects: new DisputeObjectCache(),
     logger,
     trustProxy: false,
+    secrets: engine.secrets,
+    allowPrivateWebhooks: config.WEBHOOK_ALLOW_PRIVATE,
   };
-  const app = createApp(deps);
+  const app = createApp(deps, { admin: boardFor(config, queues, logger) });
   const tls = await testTls();
   const https = createHttpsServer({ cert: tls.cert, key: tls.key }, app);
   const http = createHttpServer(app);
@@ -91,14 +140,20 @@ export async function startTestApi(): Promise<TestApi> {
     db,
     mock,
     deps,
+    engine,
+    queues,
+    workers,
+    config,
     call: (method, path, options = {}) => send(true, httpsPort, agent, method, path, options),
     callPlain: (method, path, options = {}) => send(false, httpPort, undefined, method, path, options),
     createOrg: (name = 'Test Org') => createOrganisation(db.db, { name }),
     async close() {
       agent.destroy();
-      await Promise.all([closeServer(https), closeServer(http)]);
+      await Promise.all([closeServer(https), closeServer(http), workers.close(1000)]);
       await keys.close();
+      await queues.close();
       redis.disconnect();
+      await dropKeys(config.REDIS_URL, prefix);
       await db.drop();
     },
   };
@@ -177,4 +232,19 @@ function closeServer(server: Server): Promise<void> {
     server.close(() => resolve());
     server.closeAllConnections();
   });
+}
+
+/** Leaves Redis as the file found it: every key under its prefix goes. */
+export async function dropKeys(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      if (keys.length > 0) await redis.unlink(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
 }

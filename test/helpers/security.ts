@@ -18,6 +18,8 @@ export const contractErrorStatus: Record<string, readonly number[]> = {
   dispute_not_found: [404],
   template_not_found: [400, 404],
   response_not_found: [404],
+  webhook_endpoint_not_found: [404],
+  event_not_found: [404],
   dispute_closed: [400],
   dispute_overdue: [400],
   dispute_submitted: [400],

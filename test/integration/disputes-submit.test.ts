@@ -21,7 +21,7 @@ import {
 let api: TestApi;
 let tenant: Tenant;
 beforeAll(async () => {
-  api = await startTestApi();
+  api = await startTestApi({ env: { SUBMIT_WAIT_MS: '1500' } });
   tenant = await newTenant(api);
 });
 afterAll(async () => {
@@ -214,15 +214,14 @@ describe('POST /v1/disputes/:id/submit: the processor', () => {
     expect((await getDispute(api, tenant.key, dispute.id)).state).toBe('queued');
   });
 
-  it('answers 502 processor_error when the processor is unavailable', async () => {
+  it('answers 202 compiling_evidence while an unavailable processor is retried in the background', async () => {
     const { dispute } = await submittableDispute(api, tenant, {
       charge: `ch_mock_unavailable_${Date.now()}`,
     });
-    expectError(await submit(dispute.id), 502, 'processor_error');
-    expect(await getDispute(api, tenant.key, dispute.id)).toMatchObject({
-      state: 'needs_response',
-      submitted_count: 0,
-    });
+    const response = await submit(dispute.id);
+    expect(response.status).toBe(202);
+    expect(response.body).toMatchObject({ id: dispute.id, state: 'compiling_evidence', submitted_count: 0 });
+    expect((await getDispute(api, tenant.key, dispute.id)).state).toBe('compiling_evidence');
   });
 });
 

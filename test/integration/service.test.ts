@@ -3,16 +3,19 @@ import { request as plainRequest } from 'node:http';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { submissions } from '../../src/db/schema/index.js';
 import { createLogger } from '../../src/logger.js';
 import { type RunningService, startService } from '../../src/service.js';
 import { lockDispute } from '../../src/services/dispute-records.js';
 import { createOrganisation } from '../../src/services/organisations.js';
 import { prepareSubmission } from '../../src/services/submissions.js';
 import { generateTestDispute } from '../../src/services/test-disputes.js';
+import { dropKeys } from '../helpers/api.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { testRedisPrefix } from '../helpers/services.js';
+import { redisUrl, testRedisPrefix } from '../helpers/services.js';
 
 let db: TestDatabase;
 let dataDir: string;
@@ -47,9 +50,11 @@ function get(
         res.on('data', (chunk: string) => {
           text += chunk;
         });
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }),
-        );
+        res.on('end', () => {
+          // Every API answer is JSON; the board's own page is HTML, kept as text.
+          const json = (res.headers['content-type'] ?? '').includes('json');
+          resolve({ status: res.statusCode ?? 0, body: json ? JSON.parse(text) : { html: text } });
+        });
       },
     );
     req.on('error', reject);
@@ -58,11 +63,14 @@ function get(
 }
 
 const prefix = testRedisPrefix();
+const basic = (credentials: string) => `Basic ${Buffer.from(credentials).toString('base64')}`;
 const settings = () => ({
   DATABASE_URL: db.url,
   DATA_DIR: dataDir,
   LOG_LEVEL: 'silent',
   QUEUE_PREFIX: prefix,
+  ADMIN_USER: 'operator',
+  ADMIN_PASSWORD: 'correct horse battery staple',
 });
 
 beforeAll(async () => {
@@ -83,22 +91,22 @@ beforeAll(async () => {
     kind: 'chargeback',
   });
   interrupted = dispute.id;
-  await db.db.transaction(async (tx) => {
+  const submissionId = await db.db.transaction(async (tx) => {
     const { dispute: locked } = await lockDispute(tx, caller, dispute.id);
-    await prepareSubmission(tx, locked, 'mock');
+    return (await prepareSubmission(tx, locked, 'mock')).submissionId;
   });
+  // Old enough that no request is still enqueueing it: the deadline sweep's to recover.
+  await db.db
+    .update(submissions)
+    .set({ createdAt: new Date(Date.now() - 10 * 60_000) })
+    .where(eq(submissions.id, submissionId));
 
-  const config = loadConfig({
-    DATABASE_URL: db.url,
-    PORT: '0',
-    HTTP_PORT: '0',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'silent',
-  });
+  const config = loadConfig({ ...settings(), PORT: '0', HTTP_PORT: '0' });
   service = await startService(config, createLogger('silent'));
 });
 afterAll(async () => {
   await service.close();
+  await dropKeys(redisUrl, prefix);
   await db.drop();
   await rm(dataDir, { recursive: true, force: true });
 });
@@ -139,10 +147,54 @@ describe('startService', () => {
     });
   });
 
+  it('serves Bull Board at /admin/queues: 401 without operator credentials', async () => {
+    for (const authorization of [
+      undefined,
+      `Basic ${Buffer.from(`${key}:`).toString('base64')}`,
+      basic('operator:wrong'),
+    ]) {
+      const answer = await get(
+        true,
+        service.httpsPort,
+        '/admin/queues/api/queues',
+        authorization ? { authorization } : {},
+      );
+      expect(answer).toEqual({
+        status: 401,
+        body: {
+          error: { status: 401, type: 'authentication', message: 'Operator credentials are required.' },
+        },
+      });
+    }
+  });
+
+  it('lists the four queues to an operator, with the deadline sweep scheduled', async () => {
+    const answer = await get(true, service.httpsPort, '/admin/queues/api/queues', {
+      authorization: basic('operator:correct horse battery staple'),
+    });
+    expect(answer.status).toBe(200);
+    const queues = answer.body.queues as { name: string; counts: Record<string, number> }[];
+    expect(queues.map((queue) => queue.name).sort()).toEqual(['deadline', 'mirror', 'submission', 'webhook']);
+    // A job scheduler always holds its next run as a delayed job.
+    expect(queues.find((queue) => queue.name === 'deadline')?.counts.delayed).toBe(1);
+    const page = await get(true, service.httpsPort, '/admin/queues', {
+      authorization: basic('operator:correct horse battery staple'),
+    });
+    expect(page.status).toBe(200);
+    expect(String(page.body.html)).toContain('<title>Rebuttal queues</title>');
+  });
+
+  it('refuses Bull Board on the plain listener', async () => {
+    const answer = await get(false, service.httpPort ?? 0, '/admin/queues/api/queues', {
+      authorization: basic('operator:correct horse battery staple'),
+    });
+    expect(answer).toMatchObject({ status: 403, body: { error: { type: 'insecure_connection' } } });
+  });
+
   it('finishes a submission a stopped process left pending', async () => {
     await expect
       .poll(async () => (await get(true, service.httpsPort, `/v1/disputes/${interrupted}`)).body.state, {
-        timeout: 5000,
+        timeout: 10_000,
       })
       .toBe('submitted');
   });

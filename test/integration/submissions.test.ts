@@ -7,17 +7,22 @@ import { createAdapterRegistry } from '../../src/processors/registry.js';
 import type { SubmitEvidenceResult } from '../../src/processors/types.js';
 import { lockDispute } from '../../src/services/dispute-records.js';
 import {
+  type JobAttempt,
   prepareSubmission,
-  resumePendingSubmissions,
-  runSubmission,
+  type SubmissionDeps,
+  SubmissionRunner,
 } from '../../src/services/submissions.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { getDispute, newTenant, submittableDispute, type Tenant } from '../helpers/disputes.js';
 
+/**
+ * The submission runner on its own (services/submissions.ts), called as the submission job calls it:
+ * with the job's attempt. The queue around it is tested in job-engine.test.ts. No workers run here.
+ */
 let api: TestApi;
 let tenant: Tenant;
 beforeAll(async () => {
-  api = await startTestApi();
+  api = await startTestApi({ workers: [] });
   tenant = await newTenant(api);
 });
 afterAll(async () => {
@@ -25,12 +30,21 @@ afterAll(async () => {
 });
 
 const logger = pino({ level: 'silent' });
+/** A runner of its own per call: each run here stands for a separate job, as a worker would run it. */
+const runSubmission = (deps: SubmissionDeps, id: string, attempt: JobAttempt) =>
+  new SubmissionRunner(deps).run(id, attempt);
+const first = { attemptsMade: 0, final: false };
+const last = { attemptsMade: 11, final: true };
+
+function depsWith(mock: MockAdapter): SubmissionDeps {
+  return { db: api.db.db, adapters: createAdapterRegistry({ mock }), logger, leaseMs: 60_000 };
+}
 
 /** Records a submission attempt as a submit request does, then stops, as a killed process would. */
 async function interruptedSubmission(id: string): Promise<string> {
   return api.db.db.transaction(async (tx) => {
     const { dispute } = await lockDispute(tx, { orgId: tenant.org, livemode: false }, id);
-    return prepareSubmission(tx, dispute, 'mock');
+    return (await prepareSubmission(tx, dispute, 'mock')).submissionId;
   });
 }
 
@@ -45,23 +59,22 @@ async function eventsOf(id: string, type: string) {
     .where(and(eq(events.disputeUid, row?.uid ?? ''), eq(events.type, type)));
 }
 
-describe('a submission interrupted between recording the attempt and its outcome', () => {
-  it('leaves the dispute compiling_evidence until resumed, then is submitted once', async () => {
+async function submissionRow(id: string) {
+  const [row] = await api.db.db.select().from(submissions).where(eq(submissions.id, id));
+  return row;
+}
+
+describe('running a prepared submission', () => {
+  it('submits once; running it again returns the recorded outcome without calling the processor', async () => {
     const { dispute } = await submittableDispute(api, tenant);
     const submission = await interruptedSubmission(dispute.id);
     expect((await getDispute(api, tenant.key, dispute.id)).state).toBe('compiling_evidence');
-
     const mock = new MockAdapter();
-    const deps = { db: api.db.db, adapters: createAdapterRegistry({ mock }), logger };
-    expect(await resumePendingSubmissions(deps)).toBeGreaterThanOrEqual(1);
-    expect(await resumePendingSubmissions(deps)).toBe(0);
 
-    expect(await getDispute(api, tenant.key, dispute.id)).toMatchObject({
-      state: 'submitted',
-      submitted_count: 1,
-    });
-    expect([...mock.accepted.keys()]).toContain(submission);
+    expect(await runSubmission(depsWith(mock), submission, first)).toEqual({ status: 'succeeded' });
+    expect(await runSubmission(depsWith(mock), submission, first)).toEqual({ status: 'succeeded' });
     expect(mock.calls).toBe(1);
+    expect([...mock.accepted.keys()]).toEqual([submission]);
     expect(await getDispute(api, tenant.key, dispute.id)).toMatchObject({
       state: 'submitted',
       submitted_count: 1,
@@ -84,21 +97,71 @@ describe('a submission interrupted between recording the attempt and its outcome
       }
     }
     const mock = new SlowAdapter();
-    const deps = { db: api.db.db, adapters: createAdapterRegistry({ mock }), logger };
 
-    const first = runSubmission(deps, submission);
-    await expect
-      .poll(async () => {
-        const [row] = await api.db.db.select().from(submissions).where(eq(submissions.id, submission));
-        return row?.claimedUntil !== null;
-      })
-      .toBe(true);
-    expect(await runSubmission(deps, submission)).toEqual({ status: 'in_flight' });
+    const running = runSubmission(depsWith(mock), submission, first);
+    await expect.poll(async () => (await submissionRow(submission))?.claimedUntil !== null).toBe(true);
+    expect(await runSubmission(depsWith(mock), submission, first)).toEqual({ status: 'in_flight' });
     answer();
-    expect(await first).toEqual({ status: 'succeeded' });
-    expect(await runSubmission(deps, submission)).toEqual({ status: 'succeeded' });
+    expect(await running).toEqual({ status: 'succeeded' });
     expect(mock.calls).toBe(1);
-    expect(await eventsOf(dispute.id, 'dispute.submitted')).toHaveLength(1);
+  });
+
+  it('renews its lease while the processor call lasts', async () => {
+    const { dispute } = await submittableDispute(api, tenant);
+    const submission = await interruptedSubmission(dispute.id);
+    class SlowAdapter extends MockAdapter {
+      override async submitEvidence(...request: Parameters<MockAdapter['submitEvidence']>) {
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        return super.submitEvidence(...request);
+      }
+    }
+    const deps = { ...depsWith(new SlowAdapter()), leaseMs: 600 };
+    const running = runSubmission(deps, submission, first);
+    // Past the first lease's end the call is still under way, and nobody else may take the attempt.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(await runSubmission(deps, submission, first)).toEqual({ status: 'in_flight' });
+    expect(await running).toEqual({ status: 'succeeded' });
+  });
+});
+
+describe('a transient processor failure', () => {
+  it('with attempts left: stays pending with its lease released, for the job to retry', async () => {
+    const { dispute } = await submittableDispute(api, tenant, { charge: `ch_mock_flaky_${Date.now()}` });
+    const submission = await interruptedSubmission(dispute.id);
+    const mock = new MockAdapter();
+
+    const result = await runSubmission(depsWith(mock), submission, first);
+    expect(result).toMatchObject({
+      status: 'retry',
+      error: { retryable: true, status: 503, retryAfterSeconds: 1 },
+    });
+    expect(await submissionRow(submission)).toMatchObject({ status: 'pending', claimedUntil: null });
+    expect((await getDispute(api, tenant.key, dispute.id)).state).toBe('compiling_evidence');
+
+    expect(await runSubmission(depsWith(mock), submission, { attemptsMade: 1, final: false })).toEqual({
+      status: 'succeeded',
+    });
+    expect(mock.calls).toBe(2);
+    expect([...mock.accepted.keys()]).toEqual([submission]);
+  });
+
+  it('on the final attempt: recorded as the outcome, the dispute back in its state', async () => {
+    const { dispute } = await submittableDispute(api, tenant, {
+      charge: `ch_mock_unavailable_${Date.now()}`,
+    });
+    const submission = await interruptedSubmission(dispute.id);
+
+    expect(await runSubmission(depsWith(new MockAdapter()), submission, last)).toEqual({
+      status: 'failed',
+      message: 'The mock processor is unavailable (503).',
+    });
+    expect(await submissionRow(submission)).toMatchObject({
+      status: 'failed',
+      failedAtJobAttempt: 11,
+      failure: { message: 'The mock processor is unavailable (503).', retryable: true, status: 503 },
+    });
+    expect((await getDispute(api, tenant.key, dispute.id)).state).toBe('needs_response');
+    expect(await eventsOf(dispute.id, 'dispute.submission_failed')).toHaveLength(1);
   });
 });
 
@@ -109,12 +172,13 @@ describe('an adapter that throws something other than a ProcessorError', () => {
     }
   }
 
-  it('fails the submission on the record and returns the dispute to its state, with its evidence', async () => {
+  it('fails the submission on the record at the last attempt; the dispute keeps its evidence', async () => {
     const { dispute } = await submittableDispute(api, tenant);
     const submission = await interruptedSubmission(dispute.id);
-    const deps = { db: api.db.db, adapters: createAdapterRegistry({ mock: new BrokenAdapter() }), logger };
+    const deps = depsWith(new BrokenAdapter());
 
-    expect(await runSubmission(deps, submission)).toEqual({
+    expect(await runSubmission(deps, submission, first)).toMatchObject({ status: 'retry' });
+    expect(await runSubmission(deps, submission, last)).toEqual({
       status: 'failed',
       message: 'The call to the processor failed unexpectedly.',
     });
@@ -122,62 +186,82 @@ describe('an adapter that throws something other than a ProcessorError', () => {
       ...dispute,
       updated: expect.any(String),
     });
-    const [row] = await api.db.db.select().from(submissions).where(eq(submissions.id, submission));
-    expect(row).toMatchObject({
-      status: 'failed',
-      failure: { message: 'The call to the processor failed unexpectedly.', retryable: true },
-    });
     expect(await eventsOf(dispute.id, 'dispute.submission_failed')).toHaveLength(1);
   });
 });
 
-describe('a runner that stopped while holding an attempt', () => {
-  it('keeps it from recovery until its lease expires, then recovery finishes it once', async () => {
-    const { dispute } = await submittableDispute(api, tenant);
+describe('a failed submission', () => {
+  it('is reopened by a later attempt of its job (an operator retry) with the current evidence', async () => {
+    const { dispute } = await submittableDispute(api, tenant, {
+      charge: `ch_mock_refuse_once_${Date.now()}`,
+    });
     const submission = await interruptedSubmission(dispute.id);
     const mock = new MockAdapter();
-    const deps = { db: api.db.db, adapters: createAdapterRegistry({ mock }), logger };
-    // Held by a live runner: recovery leaves it alone.
-    const lease = new Date(Date.now() + 60_000);
-    await api.db.db.update(submissions).set({ claimedUntil: lease }).where(eq(submissions.id, submission));
-    await resumePendingSubmissions(deps);
-    expect(mock.calls).toBe(0);
-    expect((await getDispute(api, tenant.key, dispute.id)).state).toBe('compiling_evidence');
+    expect(await runSubmission(depsWith(mock), submission, first)).toMatchObject({ status: 'failed' });
 
-    // Its runner died: the lease runs out, and the next recovery submits it.
-    await api.db.db
-      .update(submissions)
-      .set({ claimedUntil: new Date(Date.now() - 1000) })
-      .where(eq(submissions.id, submission));
-    await resumePendingSubmissions(deps);
+    // The same attempt run again (its worker died after recording) does not submit again.
+    expect(await runSubmission(depsWith(mock), submission, first)).toMatchObject({ status: 'failed' });
     expect(mock.calls).toBe(1);
-    expect((await getDispute(api, tenant.key, dispute.id)).state).toBe('submitted');
+
+    await api.call('PUT', `/v1/disputes/${dispute.id}`, {
+      key: tenant.key,
+      json: { fields: { note: 'fixed' } },
+    });
+    expect(await runSubmission(depsWith(mock), submission, { attemptsMade: 1, final: false })).toEqual({
+      status: 'succeeded',
+    });
+    const retried = (await submissionRow(submission))?.retriedAs;
+    expect(retried).toMatch(/^sub_/);
+    expect(mock.accepted.get(retried ?? '')?.request.evidence.fields).toEqual({
+      order_id: 'A-1001',
+      note: 'fixed',
+    });
+    // Later runs follow the link and report the new attempt's outcome.
+    expect(await runSubmission(depsWith(mock), submission, { attemptsMade: 2, final: false })).toEqual({
+      status: 'succeeded',
+    });
+    expect(mock.calls).toBe(2);
+  });
+
+  it('is not reopened once the dispute has moved on', async () => {
+    const { dispute } = await submittableDispute(api, tenant, { charge: `ch_mock_refuse_${Date.now()}` });
+    const submission = await interruptedSubmission(dispute.id);
+    const mock = new MockAdapter();
+    await runSubmission(depsWith(mock), submission, first);
+    await api.call('POST', `/v1/disputes/${dispute.id}/accept`, { key: tenant.key });
+
+    await expect(
+      runSubmission(depsWith(mock), submission, { attemptsMade: 1, final: false }),
+    ).rejects.toThrow(/is now accepted/);
+    expect(mock.calls).toBe(1);
+    expect((await getDispute(api, tenant.key, dispute.id)).state).toBe('accepted');
   });
 });
 
 describe('a database failure while recording the outcome', () => {
-  it('leaves the attempt pending, not failed, and recovery finishes it with the same idempotency key', async () => {
+  it('leaves the attempt pending, and the retry finishes it with the same idempotency key', async () => {
     const { dispute } = await submittableDispute(api, tenant);
     const submission = await interruptedSubmission(dispute.id);
     const mock = new MockAdapter();
-    const deps = { db: api.db.db, adapters: createAdapterRegistry({ mock }), logger };
 
     // The outbox cannot be written: the processor accepted, but recording it fails.
     await api.db.sql`alter table events rename to events_away`;
     try {
-      await expect(runSubmission(deps, submission)).rejects.toThrow();
+      await expect(runSubmission(depsWith(mock), submission, first)).rejects.toThrow();
     } finally {
       await api.db.sql`alter table events_away rename to events`;
     }
-    const [pending] = await api.db.db.select().from(submissions).where(eq(submissions.id, submission));
-    expect(pending).toMatchObject({ status: 'pending', failure: null });
+    expect(await submissionRow(submission)).toMatchObject({ status: 'pending', failure: null });
     expect((await getDispute(api, tenant.key, dispute.id)).state).toBe('compiling_evidence');
 
+    // The job's retry comes once the dead run's lease has expired.
     await api.db.db
       .update(submissions)
       .set({ claimedUntil: new Date(Date.now() - 1000) })
       .where(eq(submissions.id, submission));
-    await resumePendingSubmissions(deps);
+    expect(await runSubmission(depsWith(mock), submission, { attemptsMade: 1, final: false })).toEqual({
+      status: 'succeeded',
+    });
     expect(await getDispute(api, tenant.key, dispute.id)).toMatchObject({
       state: 'submitted',
       submitted_count: 1,

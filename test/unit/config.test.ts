@@ -15,7 +15,25 @@ describe('loadConfig', () => {
       QUEUE_PREFIX: 'rebuttal',
       RATE_LIMIT_PER_SECOND: 100,
       KEY_CACHE_SECONDS: 30,
+      WORKERS: ['mirror', 'submission', 'deadline', 'webhook'],
+      SUBMISSION_CONCURRENCY: 10,
+      WEBHOOK_CONCURRENCY: 50,
+      MIRROR_CONCURRENCY: 4,
+      JOB_LOCK_SECONDS: 30,
+      SHUTDOWN_GRACE_SECONDS: 25,
+      SUBMIT_WAIT_MS: 15_000,
+      DEADLINE_SWEEP_SECONDS: 300,
+      DUE_SOON_HOURS: 48,
+      WEBHOOK_ALLOW_PRIVATE: false,
     });
+  });
+
+  it.each([
+    ['all', ['mirror', 'submission', 'deadline', 'webhook']],
+    ['none', []],
+    ['submission, webhook', ['submission', 'webhook']],
+  ])('reads WORKERS=%s', (workers, expected) => {
+    expect(loadConfig({ ...base, WORKERS: workers }).WORKERS).toEqual(expected);
   });
 
   it('reads TRUST_PROXY=true and ports', () => {
@@ -34,6 +52,14 @@ describe('loadConfig', () => {
     [{ ...base, LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ ...base, RATE_LIMIT_PER_SECOND: '0' }, 'RATE_LIMIT_PER_SECOND'],
     [{ ...base, TLS_CERT_FILE: '/tmp/cert.pem' }, 'set both TLS_CERT_FILE and TLS_KEY_FILE, or neither'],
+    [
+      { ...base, WORKERS: 'submissions' },
+      "WORKERS: expected all, none, or some of mirror, submission, deadline, webhook; got 'submissions'",
+    ],
+    [{ ...base, WORKERS: ',' }, 'WORKERS: expected all, none'],
+    [{ ...base, APP_SECRET: 'short' }, 'APP_SECRET must be at least 32 characters'],
+    [{ ...base, JOB_LOCK_SECONDS: '0' }, 'JOB_LOCK_SECONDS'],
+    [{ ...base, MOCK_PROCESSOR_URL: 'ftp://x' }, 'MOCK_PROCESSOR_URL'],
   ])('refuses to start half-configured: %j', (env, problem) => {
     expect(() => loadConfig(env)).toThrow(problem);
   });

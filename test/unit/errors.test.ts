@@ -8,6 +8,8 @@ const contract: Record<string, number | readonly [number, number]> = {
   dispute_not_found: 404,
   template_not_found: [400, 404],
   response_not_found: 404,
+  webhook_endpoint_not_found: 404,
+  event_not_found: 404,
   dispute_closed: 400,
   dispute_overdue: 400,
   dispute_submitted: 400,

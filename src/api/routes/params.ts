@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { notFound } from '../../domain/errors.js';
+import { type ApiError, notFound } from '../../domain/errors.js';
 import { idPattern, integer } from '../../domain/params.js';
+import { idPrefixes } from '../../ids.js';
 import type { RequestContext } from '../endpoint.js';
 
 /** The `:id` of a dispute path; an id that cannot exist is simply not found. */
@@ -15,6 +16,19 @@ export function templateId(context: RequestContext): string {
   if (!idPattern.test(id)) throw notFound.template(id.slice(0, 255), false);
   return id;
 }
+
+/** The `:id` of a path naming an id this service minted (`we_…`, `evt_…`): anything else is not found. */
+function mintedId(prefix: string, unknown: (id: string) => ApiError) {
+  const pattern = new RegExp(`^${prefix}_[0-9a-z]{20}$`);
+  return (context: RequestContext): string => {
+    const id = context.params.id ?? '';
+    if (!pattern.test(id)) throw unknown(id.slice(0, 255));
+    return id;
+  };
+}
+
+export const webhookEndpointId = mintedId(idPrefixes.webhookEndpoint, notFound.webhookEndpoint);
+export const eventId = mintedId(idPrefixes.event, notFound.event);
 
 /** Paging parameters of every list (API.md section 4): both cursors at once is a bad request. */
 export const pageParams = z

@@ -1,6 +1,8 @@
+import { sql } from 'drizzle-orm';
 import {
   bigint,
   boolean,
+  index,
   integer,
   jsonb,
   pgTable,
@@ -10,7 +12,8 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import type { CorrespondenceItem, FieldValue, PastPayment, Product } from '../../domain/evidence.js';
-import { listIndex, timestamps } from './columns.js';
+import { dueSoonStates, overdueStates } from '../../domain/states.js';
+import { listIndex, stateIn, timestamps } from './columns.js';
 import { tenancy } from './tenancy.js';
 
 const at = () => timestamp({ withTimezone: true });
@@ -71,6 +74,9 @@ export const disputes = pgTable(
     submittedCount: integer().notNull().default(0),
     /** When a queued dispute is to be submitted: due_by minus the organisation's queue lead. */
     submitAt: at(),
+    /** When the deadline sweep sent `dispute.due_soon` / `dispute.overdue`: each is sent once. */
+    dueSoonNotifiedAt: at(),
+    overdueNotifiedAt: at(),
     /**
      * Bumped by a trigger on every update (drizzle/0001_version_triggers.sql): workers use it for optimistic
      * checks, and cached dispute objects are keyed by it.
@@ -81,5 +87,13 @@ export const disputes = pgTable(
   (table) => [
     uniqueIndex('disputes_tenant_id_unique').on(table.orgId, table.livemode, table.id),
     listIndex('disputes_list_idx', table),
+    // The deadline sweep reads only what is due: each partial index holds just the rows it may act on.
+    index('disputes_queued_idx').on(table.submitAt).where(sql`${table.state} = 'queued'`),
+    index('disputes_due_soon_idx')
+      .on(table.dueBy)
+      .where(sql`${table.dueSoonNotifiedAt} is null and ${stateIn(table.state, dueSoonStates)}`),
+    index('disputes_overdue_idx')
+      .on(table.dueBy)
+      .where(sql`${table.overdueNotifiedAt} is null and ${stateIn(table.state, overdueStates)}`),
   ],
 );

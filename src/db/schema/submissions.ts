@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { disputes } from './disputes.js';
 import { tenancy } from './tenancy.js';
 
@@ -27,6 +27,13 @@ export const submissions = pgTable(
     failure: jsonb().$type<{ message: string; retryable: boolean; status?: number } | null>(),
     /** The lease of the runner calling the processor; an expired lease is free for recovery to take. */
     claimedUntil: timestamp({ withTimezone: true }),
+    /**
+     * The job attempt (BullMQ `attemptsMade`) that recorded a failure. A later run of the same job with
+     * more attempts made is an operator's retry of the failed job, which reopens the submission.
+     */
+    failedAtJobAttempt: integer(),
+    /** The submission that an operator's retry of this failed one created. */
+    retriedAs: text(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     completedAt: timestamp({ withTimezone: true }),
   },

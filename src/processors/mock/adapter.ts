@@ -1,16 +1,28 @@
-import type { ProcessorAdapter, SubmitEvidenceRequest, SubmitEvidenceResult } from '../types.js';
+import type {
+  DisputePage,
+  ListDisputesRequest,
+  ProcessorAdapter,
+  SubmitEvidenceRequest,
+  SubmitEvidenceResult,
+} from '../types.js';
 import { ProcessorError } from '../types.js';
+import { MockDisputeWorld } from './disputes.js';
 
 /**
  * The mock processor behind test-mode disputes (`source: mock`) and the demo. It behaves like a processor
  * that deduplicates on the idempotency key, and its answer is chosen by the dispute's charge id, the way
  * card networks' test numbers choose theirs:
+ * - a charge starting `ch_mock_refuse_once` is refused the first time its dispute is submitted only;
  * - a charge starting `ch_mock_refuse` is refused (a permanent error, as a 4xx from a processor);
+ * - a charge starting `ch_mock_flaky` fails once per submission as a brief outage would (a 503 with
+ *   Retry-After: 1), then is accepted;
  * - a charge starting `ch_mock_unavailable` fails as an outage would (a retryable error, as a 503);
  * - anything else is accepted.
  */
 export const mockCharges = {
+  refuseOnce: 'ch_mock_refuse_once',
   refuse: 'ch_mock_refuse',
+  flaky: 'ch_mock_flaky',
   unavailable: 'ch_mock_unavailable',
 } as const;
 
@@ -25,11 +37,27 @@ export class MockAdapter implements ProcessorAdapter {
   readonly accepted = new Map<string, RecordedSubmission>();
   /** Every call received, duplicates included: what went over the wire. */
   calls = 0;
+  /** The disputes of the accounts connected to the mock processor, which mirroring lists. */
+  readonly world: MockDisputeWorld;
+
+  constructor(options: { world?: MockDisputeWorld } = {}) {
+    this.world = options.world ?? new MockDisputeWorld();
+  }
+
+  listDisputes(request: ListDisputesRequest): Promise<DisputePage> {
+    return this.world.listDisputes(request);
+  }
+
+  /** Disputes refused once already (`ch_mock_refuse_once`), and submissions failed once (`ch_mock_flaky`). */
+  readonly #refused = new Set<string>();
+  readonly #failedOnce = new Set<string>();
 
   async submitEvidence(request: SubmitEvidenceRequest): Promise<SubmitEvidenceResult> {
     this.calls += 1;
     const charge = request.dispute.charge ?? '';
-    if (charge.startsWith(mockCharges.refuse)) {
+    const refuseOnce = charge.startsWith(mockCharges.refuseOnce) && !this.#refused.has(request.dispute.id);
+    if (refuseOnce || (charge.startsWith(mockCharges.refuse) && !charge.startsWith(mockCharges.refuseOnce))) {
+      this.#refused.add(request.dispute.id);
       throw new ProcessorError(
         'mock',
         'The mock processor refused the evidence: charge is marked to refuse.',
@@ -39,10 +67,13 @@ export class MockAdapter implements ProcessorAdapter {
         },
       );
     }
-    if (charge.startsWith(mockCharges.unavailable)) {
+    const flaky = charge.startsWith(mockCharges.flaky) && !this.#failedOnce.has(request.idempotencyKey);
+    if (flaky || charge.startsWith(mockCharges.unavailable)) {
+      this.#failedOnce.add(request.idempotencyKey);
       throw new ProcessorError('mock', 'The mock processor is unavailable (503).', {
         retryable: true,
         status: 503,
+        retryAfterSeconds: 1,
       });
     }
     const known = this.accepted.get(request.idempotencyKey);

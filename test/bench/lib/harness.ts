@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import postgres from 'postgres';
+import { settingNames } from '../../../src/config.js';
 import { postgresAdminUrl, withDatabase } from '../../helpers/services.js';
 
 /** Shared plumbing of the benches: flags, cleanup, a throwaway database, child servers, load and output. */
@@ -128,20 +129,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** Settings of the service that the bench must not inherit from the shell running it. */
-const serviceSettings = [
-  'DATABASE_URL',
-  'PORT',
-  'HTTP_PORT',
-  'TLS_CERT_FILE',
-  'TLS_KEY_FILE',
-  'TRUST_PROXY',
-  'REDIS_URL',
-  'QUEUE_PREFIX',
-  'RATE_LIMIT_PER_SECOND',
-  'DATA_DIR',
-  'LOG_LEVEL',
-  'KEY_CACHE_SECONDS',
-];
+const serviceSettings = settingNames;
 
 export async function startServer(
   name: string,
@@ -397,6 +385,13 @@ function cpuShares(before: CpuSnapshot, after: CpuSnapshot, requests: number): C
     machineBusy: busy / total,
     others: Math.max(0, busy - server - backends - loadGenerator) / total,
   };
+}
+
+/** Seconds `work` took. */
+export async function timed(work: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await work();
+  return (performance.now() - started) / 1000;
 }
 
 // ---------------------------------------------------------------------------------------------------------

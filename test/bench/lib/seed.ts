@@ -2,6 +2,8 @@ import type { Db } from '../../../src/db/client.js';
 import { disputes, templates } from '../../../src/db/schema/index.js';
 import type { DisputeRecord } from '../../../src/domain/disputes.js';
 import type { TemplateField } from '../../../src/domain/templates.js';
+import { sampleCharge } from '../../../src/processors/mock/disputes.js';
+import { type SeededRandom, seededRandom } from '../../../src/processors/mock/random.js';
 import { sampleDisputeValues } from '../../../src/services/test-disputes.js';
 
 /**
@@ -9,7 +11,7 @@ import { sampleDisputeValues } from '../../../src/services/test-disputes.js';
  * with a template and evidence, spread over the last 120 days. A seeded generator keeps runs comparable.
  */
 
-const { customers, reasons, descriptors, checks: checkValues } = sampleDisputeValues;
+const { reasons } = sampleDisputeValues;
 /** Weighted towards the states a live account mostly holds. */
 const states = [
   'needs_response',
@@ -23,27 +25,6 @@ const states = [
   'queued',
 ] as const;
 const day = 86_400_000;
-
-/** mulberry32: small, fast, deterministic. */
-function generator(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-  const int = (min: number, max: number) => min + Math.floor(next() * (max - min));
-  const pick = <T>(values: readonly T[]): T => values[int(0, values.length)] as T;
-  const token = (length = 14) => {
-    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-    let out = '';
-    for (let i = 0; i < length; i++) out += alphabet[int(0, alphabet.length)];
-    return out;
-  };
-  return { next, int, pick, token };
-}
 
 export const benchTemplates: { id: string; name: string; fields: TemplateField[] }[] = [
   {
@@ -77,13 +58,12 @@ export const benchTemplates: { id: string; name: string; fields: TemplateField[]
 
 /** One dispute, every column the serializer reads filled in as the mirror would. */
 export function benchDispute(
-  random: ReturnType<typeof generator>,
+  random: SeededRandom,
   index: number,
   now: number,
 ): DisputeRecord & { orgId: string } {
-  const [name, email] = random.pick(customers);
-  const amount = random.int(5, 500) * 100 + random.pick([0, 49, 99]);
-  const fee = 1500;
+  const charge = sampleCharge(random);
+  const { customerName: name, customerEmail: email, amount } = charge;
   const createdAt = new Date(now - 120 * day + index * ((120 * day) / 10_000) + random.int(0, 1000));
   const state = random.pick(states);
   const template = random.next() < 0.3 ? random.pick(benchTemplates).id : null;
@@ -131,23 +111,7 @@ export function benchDispute(
       : [],
     correspondence: [],
     pastPayments: [],
-    charge: `ch_${random.token(24)}`,
-    isChargeRefundable: false,
-    amount,
-    currency: 'usd',
-    fee,
-    reversalAmount: amount,
-    reversalTotal: amount + fee,
-    reversalCurrency: 'usd',
-    customer: `cus_${random.token(14)}`,
-    customerName: name,
-    customerEmail: email,
-    customerPurchaseIp: `203.0.113.${random.int(1, 255)}`,
-    addressZip: String(random.int(10000, 99999)),
-    addressLine1Check: random.pick(checkValues),
-    addressZipCheck: random.pick(checkValues),
-    cvcCheck: random.pick(checkValues),
-    statementDescriptor: random.pick(descriptors),
+    ...charge,
     accountId: null,
     referenceUrl: withEvidence ? 'https://crm.example.com/tickets/4821' : null,
     createdAt,
@@ -157,7 +121,7 @@ export function benchDispute(
 
 /** Inserts the templates and `count` test-mode disputes for `orgId` in a few multi-row INSERTs; returns the ids. */
 export async function seedDisputes(db: Db, orgId: string, count: number): Promise<string[]> {
-  const random = generator(42);
+  const random = seededRandom(42);
   const now = Date.now();
   await db
     .insert(templates)

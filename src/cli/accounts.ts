@@ -1,0 +1,193 @@
+import { readFile } from 'node:fs/promises';
+import { type Command, Option } from 'commander';
+import { loadConfig } from '../config.js';
+import type { Db } from '../db/client.js';
+import { openQueues } from '../jobs/catalog.js';
+import { createAdapterRegistry } from '../processors/registry.js';
+import { loadAppSecret, SecretBox } from '../secrets.js';
+import {
+  type AccountDeps,
+  type AccountRow,
+  connectAccount,
+  describeAccount,
+  disconnectAccount,
+  listAccounts,
+  type ScheduleState,
+  updateAccount,
+} from '../services/accounts.js';
+
+/** `account connect|list|update|disconnect`: the processor accounts whose disputes are mirrored. */
+
+export interface CliIo {
+  withDatabase<T>(work: (db: Db) => Promise<T>): Promise<T>;
+  print(json: boolean, value: unknown, human: string): void;
+}
+
+const modeOption = () =>
+  new Option('--mode <mode>', 'test or live').choices(['test', 'live']).makeOptionMandatory();
+
+/** A change to an account, with the queues open for its scheduler and closed (even on a dead Redis) after. */
+async function change<T>(io: CliIo, work: (deps: AccountDeps) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const queues = openQueues({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX });
+  // An unreachable Redis is reported in the command's output, once, not as a stream of connection errors.
+  for (const queue of Object.values(queues.byName)) queue.on('error', () => {});
+  try {
+    return await io.withDatabase((db) => work({ db, queues, adapters: createAdapterRegistry() }));
+  } finally {
+    await Promise.race([queues.close(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+  }
+}
+
+function scheduleLine(schedule: ScheduleState): string {
+  switch (schedule.state) {
+    case 'scheduled':
+      return `mirror scheduler: polls every ${schedule.everySeconds} s`;
+    case 'removed':
+      return 'mirror scheduler: removed';
+    case 'pending':
+      return (
+        `mirror scheduler: not updated, Redis unreachable (${schedule.reason}). The change is saved; ` +
+        "the workers' schedule sync brings Redis in line when it next runs."
+      );
+  }
+}
+
+function accountLine(account: AccountRow): string {
+  const view = describeAccount(account);
+  const polled = view.last_polled_at ? `last polled ${view.last_polled_at}` : 'never polled';
+  const error = view.last_error ? `, last error: ${view.last_error}` : '';
+  return (
+    `${view.account}  ${view.mode}  ${view.processor}  ${view.access}  every ${view.poll_interval_seconds} s  ` +
+    `${view.status}  ${polled}${error}`
+  );
+}
+
+function changed(
+  io: CliIo,
+  json: boolean,
+  result: { account: AccountRow; schedule: ScheduleState },
+  verb: string,
+) {
+  io.print(
+    json,
+    { ...describeAccount(result.account), schedule: result.schedule },
+    `account ${result.account.id} (${result.account.livemode ? 'live' : 'test'}) of ${result.account.orgId} ${verb}\n` +
+      scheduleLine(result.schedule),
+  );
+}
+
+export function registerAccountCommands(program: Command, io: CliIo): void {
+  const account = program.command('account').description('connected processor accounts (mirrored disputes)');
+
+  account
+    .command('connect')
+    .description('connect a processor account; its disputes are mirrored every poll interval')
+    .requiredOption('--org <id>', 'organisation id')
+    .addOption(modeOption())
+    .requiredOption('--processor <name>', 'processor (mock for now)')
+    .option('--id <name>', 'account name, shown on disputes as `account`', 'default')
+    .option('--interval <seconds>', 'poll interval in seconds', '60')
+    .addOption(
+      new Option('--access <access>', 'full or read_only').choices(['full', 'read_only']).default('full'),
+    )
+    .option('--credentials-file <path>', "file holding the processor's credentials (stored encrypted)")
+    .option('--json', 'print JSON')
+    .action(
+      async (options: {
+        org: string;
+        mode: 'test' | 'live';
+        processor: string;
+        id: string;
+        interval: string;
+        access: 'full' | 'read_only';
+        credentialsFile?: string;
+        json?: boolean;
+      }) => {
+        const credentials =
+          options.credentialsFile === undefined
+            ? undefined
+            : (await readFile(options.credentialsFile, 'utf8')).trim();
+        const secrets =
+          credentials === undefined ? undefined : new SecretBox(await loadAppSecret(loadConfig()));
+        const result = await change(io, (deps) =>
+          connectAccount(
+            { ...deps, secrets },
+            {
+              org: options.org,
+              mode: options.mode,
+              id: options.id,
+              processor: options.processor,
+              pollIntervalSeconds: options.interval,
+              access: options.access,
+              credentials,
+            },
+          ),
+        );
+        changed(io, Boolean(options.json), result, 'connected');
+      },
+    );
+
+  account
+    .command('list')
+    .description("list an organisation's connected accounts")
+    .requiredOption('--org <id>', 'organisation id')
+    .addOption(new Option('--mode <mode>', 'test or live').choices(['test', 'live']))
+    .option('--json', 'print JSON')
+    .action(async (options: { org: string; mode?: 'test' | 'live'; json?: boolean }) => {
+      const rows = await io.withDatabase((db) => listAccounts(db, { org: options.org, mode: options.mode }));
+      io.print(
+        Boolean(options.json),
+        rows.map(describeAccount),
+        rows.map(accountLine).join('\n') || `no accounts connected for ${options.org}`,
+      );
+    });
+
+  account
+    .command('update')
+    .description("change an account's poll interval, status or access")
+    .requiredOption('--org <id>', 'organisation id')
+    .addOption(modeOption())
+    .option('--id <name>', 'account name', 'default')
+    .option('--interval <seconds>', 'poll interval in seconds')
+    .addOption(new Option('--status <status>', 'active or disabled').choices(['active', 'disabled']))
+    .addOption(new Option('--access <access>', 'full or read_only').choices(['full', 'read_only']))
+    .option('--json', 'print JSON')
+    .action(
+      async (options: {
+        org: string;
+        mode: 'test' | 'live';
+        id: string;
+        interval?: string;
+        status?: 'active' | 'disabled';
+        access?: 'full' | 'read_only';
+        json?: boolean;
+      }) => {
+        const result = await change(io, (deps) =>
+          updateAccount(deps, {
+            org: options.org,
+            mode: options.mode,
+            id: options.id,
+            pollIntervalSeconds: options.interval,
+            status: options.status,
+            access: options.access,
+          }),
+        );
+        changed(io, Boolean(options.json), result, 'updated');
+      },
+    );
+
+  account
+    .command('disconnect')
+    .description('disconnect an account: polling stops; its mirrored disputes stay')
+    .requiredOption('--org <id>', 'organisation id')
+    .addOption(modeOption())
+    .option('--id <name>', 'account name', 'default')
+    .option('--json', 'print JSON')
+    .action(async (options: { org: string; mode: 'test' | 'live'; id: string; json?: boolean }) => {
+      const result = await change(io, (deps) =>
+        disconnectAccount(deps, { org: options.org, mode: options.mode, id: options.id }),
+      );
+      changed(io, Boolean(options.json), result, 'disconnected');
+    });
+}

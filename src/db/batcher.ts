@@ -1,0 +1,40 @@
+/**
+ * Coalesces concurrent calls into batches: a call made while a batch is running waits for the next one,
+ * which takes every call that arrived meanwhile. Idle, a call runs at once (no added latency); under load,
+ * batches grow with the number of concurrent jobs, so they share round trips to Postgres instead of
+ * queueing for a connection each.
+ *
+ * `run` answers each item in order, or throws to fail the whole batch (each caller then retries its job).
+ */
+export class Batcher<In, Out> {
+  readonly #run: (items: In[]) => Promise<Out[]>;
+  readonly #maxBatch: number;
+  #waiting: { item: In; resolve(out: Out): void; reject(error: unknown): void }[] = [];
+  #running = false;
+
+  constructor(run: (items: In[]) => Promise<Out[]>, maxBatch = 100) {
+    this.#run = run;
+    this.#maxBatch = maxBatch;
+  }
+
+  call(item: In): Promise<Out> {
+    return new Promise<Out>((resolve, reject) => {
+      this.#waiting.push({ item, resolve, reject });
+      if (!this.#running) void this.#drain();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    this.#running = true;
+    while (this.#waiting.length > 0) {
+      const batch = this.#waiting.splice(0, this.#maxBatch);
+      try {
+        const outs = await this.#run(batch.map((waiting) => waiting.item));
+        for (const [index, waiting] of batch.entries()) waiting.resolve(outs[index] as Out);
+      } catch (error) {
+        for (const waiting of batch) waiting.reject(error);
+      }
+    }
+    this.#running = false;
+  }
+}

@@ -1,0 +1,206 @@
+import { createHmac } from 'node:crypto';
+import { z } from 'zod';
+import { boolean, text } from './params.js';
+import { type ApiVersion, apiVersions, isApiVersion, isOn } from './versions.js';
+
+/**
+ * Webhooks as data and pure functions (API.md section 8): event kinds, which endpoint gets which event,
+ * the payload per API version, the Standard Webhooks signature, and when a failing delivery gives up.
+ */
+
+export const eventTypes = [
+  'dispute.created',
+  'dispute.updated',
+  'dispute.submitted',
+  'dispute.closed',
+  'dispute.response.generated',
+  'dispute.due_soon',
+  'dispute.overdue',
+  'dispute.submission_failed',
+  'test',
+] as const;
+export type EventType = (typeof eventTypes)[number];
+
+/** Subscribes an endpoint to every event kind, present and future. */
+export const allEvents = '*';
+
+// ---------------------------------------------------------------------------------------------------------
+// Endpoint parameters
+
+/**
+ * The URL a webhook goes to: absolute, https (plain http too when WEBHOOK_ALLOW_PRIVATE is set, for local
+ * development). Whether it resolves to a private address is checked at delivery time, when it matters.
+ */
+function webhookUrl(allowHttp: boolean) {
+  const protocols = allowHttp ? ['https:', 'http:'] : ['https:'];
+  const message = allowHttp ? 'must be an absolute http or https URL' : 'must be an absolute https URL';
+  return text(2048).refine((value) => {
+    try {
+      return protocols.includes(new URL(value).protocol);
+    } catch {
+      return false;
+    }
+  }, message);
+}
+
+const eventName = z.enum([allEvents, ...eventTypes], {
+  error: (issue) => `'${String(issue.input)}' is not an event type`,
+});
+
+/**
+ * `events`: a JSON array (in a form, `events[]=…` or one JSON-text value) or a single name. `*` anywhere
+ * means all events; duplicates collapse.
+ */
+const subscription = z.preprocess(
+  (value) => {
+    if (typeof value !== 'string') return value;
+    try {
+      return JSON.parse(value);
+    } catch {
+      return [value];
+    }
+  },
+  z
+    .array(eventName, 'must be an array of event types')
+    .min(1, 'must name at least one event type')
+    .max(50, 'must have at most 50 items')
+    .transform((names) => (names.includes(allEvents) ? [allEvents] : [...new Set(names)])),
+);
+
+const apiVersion = z
+  .string()
+  .refine(isApiVersion, `must be one of ${apiVersions.join(', ')}`)
+  .transform((value) => value as ApiVersion);
+
+export function createEndpointInput(allowHttp: boolean) {
+  return z.object({
+    url: webhookUrl(allowHttp),
+    events: subscription.default([allEvents]),
+    api_version: apiVersion.optional(),
+  });
+}
+export type CreateEndpointInput = z.infer<ReturnType<typeof createEndpointInput>>;
+
+export function updateEndpointInput(allowHttp: boolean) {
+  return z.object({
+    url: webhookUrl(allowHttp).optional(),
+    events: subscription.optional(),
+    api_version: apiVersion.optional(),
+    enabled: boolean.optional(),
+  });
+}
+export type UpdateEndpointInput = z.infer<ReturnType<typeof updateEndpointInput>>;
+
+// ---------------------------------------------------------------------------------------------------------
+// Fan-out
+
+export interface Subscriber {
+  events: readonly string[];
+  apiVersion: string;
+}
+
+/**
+ * Whether an endpoint gets an event. `test` events go only to the endpoint they were made for, never by
+ * subscription. Before 2021-09-15 `dispute.closed` is sent only for disputes whose evidence this service
+ * submitted (`submittedHere`).
+ */
+export function endpointWants(endpoint: Subscriber, type: string, submittedHere: boolean): boolean {
+  if (type === 'test') return false;
+  if (!endpoint.events.includes(allEvents) && !endpoint.events.includes(type)) return false;
+  if (type === 'dispute.closed' && !isOn(endpointVersion(endpoint.apiVersion), 'closedForEveryDispute')) {
+    return submittedHere;
+  }
+  return true;
+}
+
+/** An endpoint's stored version; versions are validated on the way in, so anything else is a bug. */
+export function endpointVersion(stored: string): ApiVersion {
+  if (!isApiVersion(stored)) throw new Error(`webhook endpoint has an unknown api version '${stored}'`);
+  return stored;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Payload and signature
+
+/** The attributes of an event's dispute snapshot that a payload carries: all a delivery needs to read. */
+export const payloadAttributes = ['id', 'charge', 'account_id', 'evidence', 'response_url'] as const;
+
+export interface WebhookSource {
+  /** The delivery's id: the webhook's `id` and `webhook-id`. */
+  deliveryId: string;
+  type: string;
+  livemode: boolean;
+  /** The event's data (the dispute object as it was, in the latest shape), at least `payloadAttributes`. */
+  data: Record<string, unknown>;
+}
+
+/**
+ * The webhook body for an endpoint on `version`: `{id, type, object, livemode, dispute, charge,
+ * account_id}`, with the names of before 2017-10-30 (`dispute_id`, `external_charge`, `user_id`) for
+ * endpoints on older versions. A `test` event carries only the first four.
+ */
+export function webhookPayload(source: WebhookSource, version: ApiVersion): Record<string, unknown> {
+  const head = { id: source.deliveryId, type: source.type, object: 'webhook', livemode: source.livemode };
+  if (source.type === 'test') return head;
+  const { data } = source;
+  const dispute = data.id ?? null;
+  const charge = data.charge ?? null;
+  const accountId = data.account_id ?? null;
+  const names = isOn(version, 'modernNames')
+    ? { dispute, charge, account_id: accountId }
+    : { dispute_id: dispute, external_charge: charge, user_id: accountId };
+  if (source.type !== 'dispute.response.generated') return { ...head, ...names };
+  return { ...head, ...names, evidence: data.evidence ?? null, response_url: data.response_url ?? null };
+}
+
+const secretPrefix = 'whsec_';
+
+/**
+ * The Standard Webhooks signature (https://www.standardwebhooks.com): `v1,` and the base64 HMAC-SHA256 of
+ * `id.timestamp.body`, keyed with the base64-decoded part of the secret after `whsec_`.
+ */
+export function signWebhook(secret: string, id: string, timestamp: number, body: string): string {
+  if (!secret.startsWith(secretPrefix)) throw new Error('not a webhook signing secret');
+  const key = Buffer.from(secret.slice(secretPrefix.length), 'base64');
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+}
+
+/** The headers of one attempt; `webhook-id` is the delivery's id, the same on every retry. */
+export function webhookHeaders(secret: string, id: string, at: Date, body: string): Record<string, string> {
+  const timestamp = Math.floor(at.getTime() / 1000);
+  return {
+    'content-type': 'application/json',
+    'webhook-id': id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signWebhook(secret, id, timestamp, body),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Giving up
+
+/** Deliveries are retried for 3 days after their first attempt; an endpoint failing for 3 days is disabled. */
+export const retryWindowMs = 3 * 24 * 3600 * 1000;
+
+export interface FailureClock {
+  /** The delivery's first attempt (this one when it is the first). */
+  firstAttemptAt: Date;
+  /** Start of the endpoint's current run of failures (now when this failure starts it). */
+  failingSince: Date;
+  now: Date;
+}
+
+/** After a failed attempt: whether the delivery ends failed, and whether its endpoint is disabled. */
+export function afterFailure(clock: FailureClock): { giveUp: boolean; disableEndpoint: boolean } {
+  const disableEndpoint = clock.now.getTime() - clock.failingSince.getTime() >= retryWindowMs;
+  const expired = clock.now.getTime() - clock.firstAttemptAt.getTime() > retryWindowMs;
+  return { giveUp: expired || disableEndpoint, disableEndpoint };
+}
+
+/** What the receiver answered, for the delivery log and the reasons people read. */
+export function describeAnswer(answer: { status: number | null; error: string | null }): string {
+  return answer.status === null ? (answer.error ?? 'no answer') : `HTTP ${answer.status}`;
+}
+
+export const disabledReason = (lastAnswer: string) =>
+  `disabled after 3 days of failed deliveries; last answer: ${lastAnswer}`;

@@ -1,0 +1,148 @@
+import { type JobsOptions, Queue, QueueEvents } from 'bullmq';
+import { Redis } from 'ioredis';
+import { z } from 'zod';
+import { type QueueName, queueNames } from './names.js';
+
+/**
+ * Every job this service runs, in one typed object: its queue, its payload schema, the id that makes a
+ * duplicate enqueue a no-op, and its retry policy. Payloads are row ids only: Bull Board shows them, so
+ * they never carry secrets or client data.
+ *
+ * Job ids derive from the row a job acts on, never from client-chosen ids (BullMQ forbids `:` in custom
+ * ids and dispute ids may hold one). An id stops deduplicating once its job is removed, so every handler
+ * first checks its row's status (ARCHITECTURE.md, queues and guarantees).
+ */
+
+const rowId = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[0-9a-z]{20}$`));
+const uid = z.uuid();
+
+/** Kept for on-call: a day of completed jobs, a week of failed ones (capped so Redis stays small). */
+const keep = {
+  removeOnComplete: { age: 24 * 3600, count: 10_000 },
+  removeOnFail: { age: 7 * 24 * 3600, count: 50_000 },
+} satisfies JobsOptions;
+
+export const backoffTypes = {
+  /** Processor calls: exponential with full jitter, or the processor's own Retry-After. */
+  processor: 'processor',
+  /** Webhook deliveries: growing to every 30 minutes, for 3 days (API.md section 8). */
+  webhook: 'webhook',
+} as const;
+
+/** The first retry of a processor call comes after about this long, doubling to 15 minutes (jobs/backoff.ts). */
+export const processorBackoffMs = 2000;
+
+interface JobDefinition<Queue extends QueueName, Payload extends z.ZodType> {
+  queue: Queue;
+  payload: Payload;
+  /** A deterministic id (deduplicating enqueues), or undefined for jobs that may run many times. */
+  jobId?: (payload: z.infer<Payload>) => string;
+  options: JobsOptions;
+}
+
+const define = <Queue extends QueueName, Payload extends z.ZodType>(
+  definition: JobDefinition<Queue, Payload>,
+) => definition;
+
+export const jobCatalog = {
+  /** Send one prepared submission to its processor: the only job that calls a processor's submit. */
+  submit: define({
+    queue: 'submission',
+    payload: z.object({ submissionId: rowId('sub') }),
+    jobId: ({ submissionId }) => `submission-${submissionId}`,
+    options: { ...keep, attempts: 12, backoff: { type: backoffTypes.processor, delay: processorBackoffMs } },
+  }),
+  /**
+   * Submit a queued dispute at its `submit_at`: delayed until then. The id carries the moment, so moving
+   * the moment makes a new job, and re-adding the same moment (an edit, the sweep) is a no-op.
+   */
+  submitQueued: define({
+    queue: 'submission',
+    payload: z.object({ disputeUid: uid, submitAt: z.iso.datetime() }),
+    jobId: ({ disputeUid, submitAt }) => `queued-${disputeUid}-${Date.parse(submitAt)}`,
+    options: { ...keep, attempts: 8, backoff: { type: 'exponential', delay: 5000 } },
+  }),
+  /** The deadline sweep: due queued disputes, unfinished submissions and deliveries, due-soon and overdue. */
+  sweepDeadlines: define({
+    queue: 'deadline',
+    payload: z.object({}),
+    options: { ...keep, attempts: 1 },
+  }),
+  /** Poll one connected account for disputes changed since its cursor. */
+  pollAccount: define({
+    queue: 'mirror',
+    payload: z.object({ accountUid: uid }),
+    options: { ...keep, attempts: 3, backoff: { type: 'exponential', delay: 10_000 } },
+  }),
+  /** Turn unrelayed outbox events into webhook deliveries. */
+  relayEvents: define({
+    queue: 'webhook',
+    payload: z.object({}),
+    options: { ...keep, attempts: 3, backoff: { type: 'exponential', delay: 1000 } },
+  }),
+  /** Deliver one event to one endpoint; retried for 3 days (the handler ends it then). */
+  deliverWebhook: define({
+    queue: 'webhook',
+    payload: z.object({ deliveryId: rowId('wh') }),
+    jobId: ({ deliveryId }) => `delivery-${deliveryId}`,
+    options: { ...keep, attempts: 1000, backoff: { type: backoffTypes.webhook, delay: 30_000 } },
+  }),
+};
+
+export type JobName = keyof typeof jobCatalog;
+export type JobPayload<Name extends JobName> = z.infer<(typeof jobCatalog)[Name]['payload']>;
+export type JobsOf<Queue extends QueueName> = {
+  [Name in JobName]: (typeof jobCatalog)[Name]['queue'] extends Queue ? Name : never;
+}[JobName];
+
+export interface QueueSettings {
+  redisUrl: string;
+  /** The key prefix of every queue (QUEUE_PREFIX; may carry a {hash tag} for Redis Cluster). */
+  prefix: string;
+}
+
+/** Producers fail fast when Redis is away, so a request is not held up; the sweeps catch up later. */
+export function producerConnection(settings: QueueSettings): Redis {
+  return new Redis(settings.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000 });
+}
+
+/** Workers and event listeners block on Redis and must keep retrying through an outage (BullMQ's rule). */
+export function workerConnection(settings: QueueSettings): Redis {
+  return new Redis(settings.redisUrl, { maxRetriesPerRequest: null });
+}
+
+export interface Queues {
+  readonly settings: QueueSettings;
+  readonly byName: Record<QueueName, Queue>;
+  /** Lazily opened: only the web process waits on submissions. */
+  events(queue: QueueName): QueueEvents;
+  close(): Promise<void>;
+}
+
+export function openQueues(settings: QueueSettings): Queues {
+  const connection = producerConnection(settings);
+  const byName = Object.fromEntries(
+    queueNames.map((name) => [name, new Queue(name, { connection, prefix: settings.prefix })]),
+  ) as Record<QueueName, Queue>;
+  const listeners = new Map<QueueName, QueueEvents>();
+  return {
+    settings,
+    byName,
+    events(queue) {
+      let listener = listeners.get(queue);
+      if (!listener) {
+        listener = new QueueEvents(queue, {
+          connection: workerConnection(settings),
+          prefix: settings.prefix,
+        });
+        listeners.set(queue, listener);
+      }
+      return listener;
+    },
+    async close() {
+      await Promise.all([...listeners.values()].map((listener) => listener.close()));
+      await Promise.all(Object.values(byName).map((queue) => queue.close()));
+      connection.disconnect();
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import type { Job, JobsOptions } from 'bullmq';
+import { type JobName, type JobPayload, jobCatalog, type Queues } from './catalog.js';
+
+/**
+ * Adds a job with its catalog options and deterministic id. Adding an id that exists is a no-op that
+ * returns the existing job, so enqueueing twice (a retried request, the sweep) is harmless.
+ */
+export async function enqueue<Name extends JobName>(
+  queues: Queues,
+  name: Name,
+  payload: JobPayload<Name>,
+  options: JobsOptions = {},
+): Promise<Job> {
+  const job = jobOf(name, payload, options);
+  return queues.byName[jobCatalog[name].queue].add(job.name, job.data, job.opts);
+}
+
+/** Like `enqueue` for many jobs of one name, in one round trip to Redis. */
+export async function enqueueBulk<Name extends JobName>(
+  queues: Queues,
+  name: Name,
+  payloads: JobPayload<Name>[],
+): Promise<Job[]> {
+  if (payloads.length === 0) return [];
+  return queues.byName[jobCatalog[name].queue].addBulk(payloads.map((payload) => jobOf(name, payload, {})));
+}
+
+function jobOf<Name extends JobName>(name: Name, payload: JobPayload<Name>, options: JobsOptions) {
+  const definition = jobCatalog[name];
+  const data = definition.payload.parse(payload);
+  const jobId = (definition.jobId as ((payload: unknown) => string) | undefined)?.(data);
+  return {
+    name,
+    data,
+    opts: { ...definition.options, ...(jobId === undefined ? {} : { jobId }), ...options },
+  };
+}
+
+/** Removes the job with the deterministic id of this payload, if it exists and is not running. */
+export async function removeJob<Name extends JobName>(
+  queues: Queues,
+  name: Name,
+  payload: JobPayload<Name>,
+): Promise<void> {
+  const definition = jobCatalog[name];
+  const jobId = (definition.jobId as ((payload: unknown) => string) | undefined)?.(payload);
+  if (jobId === undefined) throw new Error(`job '${name}' has no deterministic id to remove by`);
+  await queues.byName[definition.queue].remove(jobId);
+}
+
+/**
+ * Like `enqueue`, but a finished job (completed or failed, kept for on-call) under the same id does not
+ * block it: that job is replaced. The sweeps use this, because the row they act on says the work is
+ * still to do, whatever an earlier job under that id did.
+ */
+export async function ensureJob<Name extends JobName>(
+  queues: Queues,
+  name: Name,
+  payload: JobPayload<Name>,
+  options: JobsOptions = {},
+): Promise<Job> {
+  const job = await enqueue(queues, name, payload, options);
+  const state = await job.getState();
+  if (state !== 'completed' && state !== 'failed') return job;
+  await job.remove();
+  return enqueue(queues, name, payload, options);
+}

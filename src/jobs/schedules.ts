@@ -1,0 +1,87 @@
+import { eq } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import { connectedAccounts } from '../db/schema/index.js';
+import { type JobName, type JobPayload, jobCatalog, type Queues } from './catalog.js';
+
+/**
+ * Every job scheduler, upserted from this one place (BullMQ 6 has no legacy repeatable jobs). Postgres
+ * holds what should be scheduled; `syncSchedules` makes Redis agree, at every start and every sweep, so
+ * a lost Redis gets its schedulers back.
+ */
+
+export interface ScheduleSettings {
+  deadlineSweepMs: number;
+  /** How often the outbox relay runs even when no change notification arrived. */
+  relaySweepMs: number;
+}
+
+const accountSchedulerPrefix = 'mirror-';
+
+async function upsertScheduler<Name extends JobName>(
+  queues: Queues,
+  schedulerId: string,
+  everyMs: number,
+  name: Name,
+  payload: JobPayload<Name>,
+): Promise<void> {
+  const definition = jobCatalog[name];
+  const { attempts, backoff, removeOnComplete, removeOnFail } = definition.options;
+  await queues.byName[definition.queue].upsertJobScheduler(
+    schedulerId,
+    { every: everyMs },
+    {
+      name,
+      data: definition.payload.parse(payload),
+      opts: { attempts, backoff, removeOnComplete, removeOnFail },
+    },
+  );
+}
+
+/** The mirror scheduler of one account: created, changed and removed with the account. */
+export async function scheduleAccount(
+  queues: Queues,
+  account: { uid: string; status: string; pollIntervalSeconds: number },
+): Promise<void> {
+  const schedulerId = `${accountSchedulerPrefix}${account.uid}`;
+  if (account.status !== 'active') {
+    await queues.byName.mirror.removeJobScheduler(schedulerId);
+    return;
+  }
+  await upsertScheduler(queues, schedulerId, account.pollIntervalSeconds * 1000, 'pollAccount', {
+    accountUid: account.uid,
+  });
+}
+
+/**
+ * Makes Redis hold exactly the schedulers Postgres calls for: the fixed ones and one per active account,
+ * each at its interval; those of accounts gone or disabled are removed. Only differences are written, so
+ * running it every minute (workers/engine.ts) costs a few reads when nothing changed, and it repairs an
+ * account change whose scheduler update missed a Redis outage, or a flushed Redis.
+ */
+export async function syncSchedules(db: Db, queues: Queues, settings: ScheduleSettings): Promise<void> {
+  const fixed = [
+    { id: 'deadline-sweep', everyMs: settings.deadlineSweepMs, name: 'sweepDeadlines' as const },
+    { id: 'outbox-relay', everyMs: settings.relaySweepMs, name: 'relayEvents' as const },
+  ];
+  for (const { id, everyMs, name } of fixed) {
+    const existing = await queues.byName[jobCatalog[name].queue].getJobScheduler(id);
+    if (existing?.every !== everyMs) await upsertScheduler(queues, id, everyMs, name, {});
+  }
+  const accounts = await db
+    .select({
+      uid: connectedAccounts.uid,
+      status: connectedAccounts.status,
+      pollIntervalSeconds: connectedAccounts.pollIntervalSeconds,
+    })
+    .from(connectedAccounts)
+    .where(eq(connectedAccounts.status, 'active'));
+  const wanted = new Map(accounts.map((account) => [`${accountSchedulerPrefix}${account.uid}`, account]));
+  const present = new Map<string, number | undefined>();
+  for (const scheduler of await queues.byName.mirror.getJobSchedulers(0, -1)) {
+    present.set(scheduler.key, scheduler.every);
+    if (!wanted.has(scheduler.key)) await queues.byName.mirror.removeJobScheduler(scheduler.key);
+  }
+  for (const [key, account] of wanted) {
+    if (present.get(key) !== account.pollIntervalSeconds * 1000) await scheduleAccount(queues, account);
+  }
+}

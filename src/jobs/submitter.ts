@@ -1,0 +1,63 @@
+import type { Db } from '../db/client.js';
+import { describeError, type Logger } from '../logger.js';
+import { type QueuedDispute, type Submitter, submitOutcome } from '../services/submissions.js';
+import type { Queues } from './catalog.js';
+import { enqueue, ensureJob, removeJob } from './enqueue.js';
+
+/** BullMQ priorities: lower runs first. A client waiting on a submit request goes ahead of the queue. */
+const priority = { waiting: 1, background: 10 } as const;
+
+/**
+ * The Submitter over the submission queue. Postgres stays the truth throughout: a job that could not be
+ * enqueued (Redis away) is found again by the deadline sweep, and a submit request reports what the
+ * submission row says, not what the queue said.
+ */
+export function createQueueSubmitter(deps: {
+  db: Db;
+  queues: Queues;
+  logger: Logger;
+  /** SUBMIT_WAIT_MS: how long a submit request waits for the processor call. */
+  waitMs: number;
+}): Submitter {
+  const { db, queues, logger } = deps;
+  const tolerate = (what: string, work: () => Promise<unknown>) =>
+    work().catch((error: unknown) =>
+      logger.warn({ err: describeError(error) }, `${what} failed; the deadline sweep will catch up`),
+    );
+
+  return {
+    async submit(submissionId) {
+      await tolerate('enqueueing a submission', async () => {
+        const job = await enqueue(queues, 'submit', { submissionId }, { priority: priority.waiting });
+        // Rejects on failure and on timeout alike; either way the row says where things stand.
+        await job.waitUntilFinished(queues.events('submission'), deps.waitMs).catch(() => {});
+      });
+      return submitOutcome(db, submissionId);
+    },
+    /** Also how the sweep re-enqueues work whose job was lost: an earlier finished job does not block it. */
+    async dispatch(submissionId, delayMs = 0) {
+      await tolerate('enqueueing a submission', () =>
+        ensureJob(queues, 'submit', { submissionId }, { priority: priority.background, delay: delayMs }),
+      );
+    },
+    async schedule(dispute) {
+      await tolerate('scheduling a queued dispute', () =>
+        ensureJob(queues, 'submitQueued', queuedPayload(dispute), {
+          delay: Math.max(0, dispute.submitAt.getTime() - Date.now()),
+          priority: priority.background,
+        }),
+      );
+    },
+    async unschedule(dispute) {
+      // A job that cannot be removed (already running) finds the dispute no longer queued and stops.
+      await tolerate('removing a queued dispute job', () =>
+        removeJob(queues, 'submitQueued', queuedPayload(dispute)),
+      );
+    },
+  };
+}
+
+export const queuedPayload = (dispute: QueuedDispute) => ({
+  disputeUid: dispute.uid,
+  submitAt: dispute.submitAt.toISOString(),
+});

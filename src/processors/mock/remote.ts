@@ -1,0 +1,46 @@
+import type { Got, Response } from 'got';
+import { errorFromAnswer, errorFromFailure, processorClient } from '../http.js';
+import type { SubmitEvidenceRequest, SubmitEvidenceResult } from '../types.js';
+import { MockAdapter } from './adapter.js';
+
+/**
+ * The mock processor reached over HTTP (MOCK_PROCESSOR_URL), the way a real processor is: this is how
+ * several worker processes share one mock (test/fakes/mock-processor.ts serves it). It answers
+ * `POST /evidence` with `{reference}`, or an error status with `{message}` and maybe Retry-After.
+ */
+export class RemoteMockAdapter extends MockAdapter {
+  readonly #http: Got;
+
+  constructor(baseUrl: string) {
+    super();
+    this.#http = processorClient({ baseUrl });
+  }
+
+  override async submitEvidence(request: SubmitEvidenceRequest): Promise<SubmitEvidenceResult> {
+    this.calls += 1;
+    let answer: Response<string>;
+    try {
+      answer = await this.#http.post('evidence', {
+        json: request,
+        headers: { 'idempotency-key': request.idempotencyKey },
+      });
+    } catch (error) {
+      throw errorFromFailure(this.name, error);
+    }
+    const body = parseBody(answer.body);
+    if (answer.statusCode >= 200 && answer.statusCode < 300 && typeof body.reference === 'string') {
+      return { reference: body.reference };
+    }
+    const message = typeof body.message === 'string' ? body.message : `HTTP ${answer.statusCode}`;
+    throw errorFromAnswer(this.name, answer, message);
+  }
+}
+
+function parseBody(text: unknown): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(String(text));
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}

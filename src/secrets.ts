@@ -1,0 +1,55 @@
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Config } from './config.js';
+
+/**
+ * Secrets this service must read back (processor credentials, webhook signing secrets) are stored
+ * sealed with AES-256-GCM under a key derived from APP_SECRET; secrets it only compares (API keys) are
+ * hashed instead (services/api-keys.ts).
+ */
+export class SecretBox {
+  readonly #key: Buffer;
+
+  constructor(appSecret: string) {
+    this.#key = Buffer.from(hkdfSync('sha256', appSecret, 'rebuttal', 'secret-box v1', 32));
+  }
+
+  seal(plain: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
+    const sealed = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    const parts = [iv, cipher.getAuthTag(), sealed].map((part) => part.toString('base64url'));
+    return ['v1', ...parts].join('.');
+  }
+
+  open(sealed: string): string {
+    const [version, iv, tag, body] = sealed.split('.');
+    if (version !== 'v1' || !iv || !tag || body === undefined) throw new Error('not a sealed secret');
+    const decipher = createDecipheriv('aes-256-gcm', this.#key, Buffer.from(iv, 'base64url'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString(
+      'utf8',
+    );
+  }
+}
+
+/**
+ * APP_SECRET, or for a single-machine setup one generated once under DATA_DIR. Every process that reads
+ * the same sealed secrets needs the same value: set APP_SECRET wherever web and workers run apart.
+ */
+export async function loadAppSecret(config: Pick<Config, 'APP_SECRET' | 'DATA_DIR'>): Promise<string> {
+  if (config.APP_SECRET) return config.APP_SECRET;
+  const file = join(config.DATA_DIR, 'app-secret');
+  if (!existsSync(file)) {
+    await mkdir(config.DATA_DIR, { recursive: true, mode: 0o700 });
+    await writeFile(file, randomBytes(32).toString('base64url'), { mode: 0o600, flag: 'wx' }).catch(
+      (error: NodeJS.ErrnoException) => {
+        // Another process generated it first: use theirs.
+        if (error.code !== 'EEXIST') throw error;
+      },
+    );
+  }
+  return (await readFile(file, 'utf8')).trim();
+}

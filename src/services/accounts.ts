@@ -1,0 +1,223 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Db } from '../db/client.js';
+import { accountAccess, accountStatuses } from '../db/schema/connected-accounts.js';
+import { connectedAccounts, organisations } from '../db/schema/index.js';
+import { resourceId } from '../domain/params.js';
+import type { Queues } from '../jobs/catalog.js';
+import { scheduleAccount } from '../jobs/schedules.js';
+import type { AdapterRegistry } from '../processors/registry.js';
+import type { SecretBox } from '../secrets.js';
+
+/**
+ * Connected accounts: connect, update, disconnect, list (the operator CLI's `account` commands). Each change
+ * commits in Postgres first, then makes the account's mirror job scheduler agree in Redis: created with the
+ * account, changed with its interval or status, removed with it. When Redis cannot be reached the change
+ * stands, and the workers' schedule sync (src/jobs/schedules.ts) brings Redis in line later.
+ */
+
+export type AccountRow = typeof connectedAccounts.$inferSelect;
+
+export interface AccountDeps {
+  db: Db;
+  adapters: AdapterRegistry;
+  /** Seals credentials; needed only to connect with some. */
+  secrets?: SecretBox;
+  queues: Queues;
+}
+
+/** Whether Redis now holds the account's scheduler as Postgres says it should. */
+export type ScheduleState =
+  | { state: 'scheduled'; everySeconds: number }
+  | { state: 'removed' }
+  | { state: 'pending'; reason: string };
+
+export class AccountError extends Error {
+  override readonly name = 'AccountError';
+}
+
+const mode = z.enum(['test', 'live']);
+const interval = z.coerce
+  .number({ error: 'must be a whole number of seconds' })
+  .int('must be a whole number of seconds')
+  .min(10, 'must be at least 10 seconds')
+  .max(86_400, 'must be at most 86400 seconds (a day)');
+const accountKey = { org: z.string().min(1), mode, id: resourceId.default('default') };
+
+export const connectInput = z.object({
+  ...accountKey,
+  processor: z.string().min(1),
+  pollIntervalSeconds: interval.default(60),
+  access: z.enum(accountAccess).default('full'),
+  /** The processor's credentials as given (for real processors, a JSON document); sealed before storing. */
+  credentials: z.string().min(1).max(65_536).optional(),
+});
+export const updateInput = z.object({
+  ...accountKey,
+  pollIntervalSeconds: interval.optional(),
+  status: z.enum(accountStatuses).optional(),
+  access: z.enum(accountAccess).optional(),
+});
+export const accountKeyInput = z.object(accountKey);
+export const listInput = z.object({ org: z.string().min(1), mode: mode.optional() });
+
+export async function connectAccount(
+  deps: AccountDeps,
+  input: z.input<typeof connectInput>,
+): Promise<{ account: AccountRow; schedule: ScheduleState }> {
+  const values = parse(connectInput, input);
+  if (!deps.adapters.canMirror(values.processor)) {
+    throw new AccountError(
+      `processor '${values.processor}' cannot be connected: no adapter lists its disputes`,
+    );
+  }
+  // Mock disputes are test data: live mode holds only what real processors report.
+  if (values.processor === 'mock' && values.mode === 'live') {
+    throw new AccountError('the mock processor can be connected in test mode only');
+  }
+  if (values.credentials !== undefined && !deps.secrets)
+    throw new Error('credentials given but no SecretBox');
+  const credentials =
+    values.credentials === undefined ? null : (deps.secrets?.seal(values.credentials) ?? null);
+  const account = await deps.db.transaction(async (tx) => {
+    const [organisation] = await tx
+      .select({ id: organisations.id })
+      .from(organisations)
+      .where(eq(organisations.id, values.org));
+    if (!organisation) throw new AccountError(`no organisation ${values.org}`);
+    const [created] = await tx
+      .insert(connectedAccounts)
+      .values({
+        orgId: values.org,
+        livemode: values.mode === 'live',
+        id: values.id,
+        processor: values.processor,
+        access: values.access,
+        credentials,
+        pollIntervalSeconds: values.pollIntervalSeconds,
+      })
+      .onConflictDoNothing()
+      .returning();
+    if (!created) {
+      throw new AccountError(`${values.org} already has an account '${values.id}' in ${values.mode} mode`);
+    }
+    return created;
+  });
+  return { account, schedule: await reschedule(deps.queues, account) };
+}
+
+export async function updateAccount(
+  deps: AccountDeps,
+  input: z.input<typeof updateInput>,
+): Promise<{ account: AccountRow; schedule: ScheduleState }> {
+  const values = parse(updateInput, input);
+  const [account] = await deps.db
+    .update(connectedAccounts)
+    .set({
+      ...(values.pollIntervalSeconds !== undefined && { pollIntervalSeconds: values.pollIntervalSeconds }),
+      ...(values.status !== undefined && { status: values.status }),
+      ...(values.access !== undefined && { access: values.access }),
+      updatedAt: sql`now()`,
+    })
+    .where(keyOf(values))
+    .returning();
+  if (!account) throw notConnected(values);
+  return { account, schedule: await reschedule(deps.queues, account) };
+}
+
+/** Removes the account and its scheduler. Its disputes stay, still naming it as their `account`. */
+export async function disconnectAccount(
+  deps: AccountDeps,
+  input: z.input<typeof accountKeyInput>,
+): Promise<{ account: AccountRow; schedule: ScheduleState }> {
+  const values = parse(accountKeyInput, input);
+  const [account] = await deps.db.delete(connectedAccounts).where(keyOf(values)).returning();
+  if (!account) throw notConnected(values);
+  return { account, schedule: await reschedule(deps.queues, { ...account, status: 'disabled' }) };
+}
+
+export async function listAccounts(db: Db, input: z.input<typeof listInput>): Promise<AccountRow[]> {
+  const values = parse(listInput, input);
+  return db
+    .select()
+    .from(connectedAccounts)
+    .where(
+      and(
+        eq(connectedAccounts.orgId, values.org),
+        values.mode === undefined ? undefined : eq(connectedAccounts.livemode, values.mode === 'live'),
+      ),
+    )
+    .orderBy(connectedAccounts.livemode, connectedAccounts.createdAt);
+}
+
+/** The account as operators see it (`account list --json`): everything but the credentials. */
+export function describeAccount(account: AccountRow) {
+  return {
+    org: account.orgId,
+    mode: account.livemode ? 'live' : 'test',
+    account: account.id,
+    processor: account.processor,
+    access: account.access,
+    poll_interval_seconds: account.pollIntervalSeconds,
+    status: account.status,
+    has_credentials: account.credentials !== null,
+    cursor: account.cursor,
+    last_polled_at: account.lastPolledAt?.toISOString() ?? null,
+    last_error: account.lastError,
+    created: account.createdAt.toISOString(),
+  };
+}
+
+/** Long enough for a healthy Redis; short enough that an operator is not left waiting on a dead one. */
+const redisWaitMs = 3000;
+
+async function reschedule(
+  queues: Queues,
+  account: { uid: string; status: string; pollIntervalSeconds: number },
+): Promise<ScheduleState> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      scheduleAccount(queues, account),
+      new Promise((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`no answer from Redis within ${redisWaitMs} ms`)),
+          redisWaitMs,
+        );
+      }),
+    ]);
+    return account.status === 'active'
+      ? { state: 'scheduled', everySeconds: account.pollIntervalSeconds }
+      : { state: 'removed' };
+  } catch (error) {
+    return { state: 'pending', reason: error instanceof Error ? error.message : String(error) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function keyOf(values: { org: string; mode: 'test' | 'live'; id: string }) {
+  return and(
+    eq(connectedAccounts.orgId, values.org),
+    eq(connectedAccounts.livemode, values.mode === 'live'),
+    eq(connectedAccounts.id, values.id),
+  );
+}
+
+const notConnected = (values: { org: string; mode: string; id: string }) =>
+  new AccountError(`${values.org} has no account '${values.id}' in ${values.mode} mode`);
+
+/** What a refusal calls each input, in words an operator recognises (the CLI's flags). */
+const inputNames: Record<string, string> = {
+  org: 'organisation',
+  id: 'account name',
+  pollIntervalSeconds: 'interval',
+};
+
+function parse<Schema extends z.ZodType>(schema: Schema, input: unknown): z.infer<Schema> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const key = String(issue?.path[0] ?? 'input');
+  throw new AccountError(`invalid ${inputNames[key] ?? key}: ${issue?.message ?? 'invalid'}`);
+}

@@ -1,0 +1,117 @@
+import { and, asc, gt, isNull, lte, type SQL, sql } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
+import { stateIn } from '../db/schema/columns.js';
+import { disputes } from '../db/schema/index.js';
+import { dueSoonStates, overdueStates } from '../domain/states.js';
+import { loadTemplate } from './dispute-records.js';
+import type { EventType } from './events.js';
+import { recordDisputeEvent } from './events.js';
+import { type Submitter, unattendedSubmissions } from './submissions.js';
+
+/**
+ * The deadline sweep: what must not wait on Redis having kept its jobs. Every query here reads a partial
+ * index holding only the rows it may act on, so a sweep costs what is due, not what is stored.
+ */
+
+export interface SweepDeps {
+  db: Db;
+  submitter: Submitter;
+  /** DUE_SOON_HOURS, in milliseconds. */
+  dueSoonMs: number;
+  /**
+   * How far ahead queued disputes get their job ensured: one sweep interval, so a dispute whose job was
+   * lost (a flushed Redis) still goes out on time rather than at the sweep after its moment.
+   */
+  lookaheadMs: number;
+  /** Pending submissions younger than this are their request's own business (it enqueues them). */
+  unattendedAfterMs: number;
+}
+
+export interface SweepReport {
+  queued: number;
+  resumed: number;
+  dueSoon: number;
+  overdue: number;
+}
+
+const fromNow = (ms: number) => sql`now() + ${`${ms} milliseconds`}::interval`;
+
+/** The rows each part of the sweep acts on, each matching one partial index of schema/disputes.ts. */
+export const sweepConditions = {
+  queued: (lookaheadMs: number) =>
+    and(stateIn(disputes.state, ['queued']), lte(disputes.submitAt, fromNow(lookaheadMs))) as SQL,
+  dueSoon: (dueSoonMs: number) =>
+    and(
+      stateIn(disputes.state, dueSoonStates),
+      isNull(disputes.dueSoonNotifiedAt),
+      lte(disputes.dueBy, fromNow(dueSoonMs)),
+      gt(disputes.dueBy, sql`now()`),
+    ) as SQL,
+  overdue: () =>
+    and(
+      stateIn(disputes.state, overdueStates),
+      isNull(disputes.overdueNotifiedAt),
+      lte(disputes.dueBy, sql`now()`),
+    ) as SQL,
+};
+
+/** Rows per transaction when marking events, so one sweep never holds a long lock on a crowd of rows. */
+const batch = 500;
+
+export async function sweepDeadlines(deps: SweepDeps): Promise<SweepReport> {
+  const { db, submitter } = deps;
+  const queued = await db
+    .select({ uid: disputes.uid, submitAt: disputes.submitAt })
+    .from(disputes)
+    .where(sweepConditions.queued(deps.lookaheadMs))
+    .orderBy(asc(disputes.submitAt));
+  for (const dispute of queued) {
+    if (dispute.submitAt) await submitter.schedule({ uid: dispute.uid, submitAt: dispute.submitAt });
+  }
+  const pending = await unattendedSubmissions(db, deps.unattendedAfterMs);
+  for (const submissionId of pending) await submitter.dispatch(submissionId);
+
+  const dueSoon = await notifyOnce(
+    db,
+    'dispute.due_soon',
+    'dueSoonNotifiedAt',
+    sweepConditions.dueSoon(deps.dueSoonMs),
+  );
+  const overdue = await notifyOnce(db, 'dispute.overdue', 'overdueNotifiedAt', sweepConditions.overdue());
+  return { queued: queued.length, resumed: pending.length, dueSoon, overdue };
+}
+
+/**
+ * Marks matching disputes as notified and records their event, in the same transaction, a batch at a
+ * time: each dispute gets the event exactly once, however many sweeps run at once.
+ */
+async function notifyOnce(
+  db: Db,
+  type: EventType,
+  marker: 'dueSoonNotifiedAt' | 'overdueNotifiedAt',
+  due: SQL,
+): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const count = await db.transaction(async (tx) => {
+      const picked = tx
+        .select({ uid: disputes.uid })
+        .from(disputes)
+        .where(due)
+        .orderBy(asc(disputes.dueBy))
+        .limit(batch)
+        .for('update', { skipLocked: true });
+      const marked = await tx
+        .update(disputes)
+        .set({ [marker]: sql`now()` })
+        .where(sql`${disputes.uid} in ${picked}`)
+        .returning();
+      for (const dispute of marked) {
+        await recordDisputeEvent(tx, type, dispute, await loadTemplate(tx, dispute, dispute.template));
+      }
+      return marked.length;
+    });
+    total += count;
+    if (count < batch) return total;
+  }
+}

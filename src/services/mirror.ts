@@ -1,0 +1,318 @@
+import { getTableColumns, sql } from 'drizzle-orm';
+import { toSnakeCase } from 'drizzle-orm/casing';
+import { alias, type PgColumn } from 'drizzle-orm/pg-core';
+import type { Db, Tx } from '../db/client.js';
+import { stateIn } from '../db/schema/columns.js';
+import { connectedAccounts, disputes, templates } from '../db/schema/index.js';
+import { statement } from '../db/statements.js';
+import { latestById, mirrorEvents } from '../domain/mirroring.js';
+import { processorOutcomeStates, serviceLocalStates } from '../domain/states.js';
+import type { TemplateField, TemplateShape } from '../domain/templates.js';
+import { processors } from '../domain/vocabulary.js';
+import type { NormalizedDispute } from '../processors/types.js';
+import { applyArrivalRules } from './arrival-rules.js';
+import type { DisputeRow } from './dispute-records.js';
+import { type DisputeEvent, recordDisputeEvents } from './events.js';
+
+/**
+ * Mirroring: one page of a connected account's disputes, as its adapter listed them, written in one
+ * transaction with the events it causes and the account's new cursor. Either the page, its events and
+ * the cursor all commit, or none does, so a failed page is listed again from the same cursor.
+ *
+ * The rules of ARCHITECTURE.md live in the one upsert statement, where they hold against concurrent
+ * writers (the API, the submission worker) without a read-modify-write race:
+ * - only processor-owned columns are written; the client's (template, evidence, reference url,
+ *   account_id) and this service's bookkeeping never are;
+ * - a dispute in a service-local state stays there unless the processor reports an outcome;
+ * - a row is written only when something actually changed, so an identical re-poll bumps no version
+ *   and reports nothing;
+ * - a row that belongs to another account or to the API (`source: api`) with the same id is left alone.
+ */
+
+/** The account a page belongs to, and the cursor the page was listed from. */
+export interface MirrorAccount {
+  uid: string;
+  orgId: string;
+  livemode: boolean;
+  /** The account's name: mirrored disputes carry it as `account`. */
+  id: string;
+  processor: string;
+  cursor: string | null;
+}
+
+export type MirrorResult =
+  | {
+      outcome: 'mirrored';
+      created: number;
+      updated: number;
+      closed: number;
+      /** Listed but identical to what is stored: not written. */
+      unchanged: number;
+      /** Ids held by another account's dispute or a standalone one: not written. */
+      foreign: string[];
+    }
+  /** The account is gone, disabled, or another run moved its cursor: nothing was written. */
+  | { outcome: 'stale' };
+
+/** Far above any page an adapter asks for (100), well below Postgres's 65,535 parameters per statement. */
+const maxPageSize = 1000;
+
+const excluded = alias(disputes, 'excluded');
+
+/** The processor-owned columns besides id and state, keyed as in NormalizedDispute (checked both ways). */
+const processorColumns = {
+  reason: disputes.reason,
+  kind: disputes.kind,
+  chargedAt: disputes.chargedAt,
+  disputedAt: disputes.disputedAt,
+  dueBy: disputes.dueBy,
+  closedAt: disputes.closedAt,
+  charge: disputes.charge,
+  isChargeRefundable: disputes.isChargeRefundable,
+  amount: disputes.amount,
+  currency: disputes.currency,
+  fee: disputes.fee,
+  reversalAmount: disputes.reversalAmount,
+  reversalTotal: disputes.reversalTotal,
+  reversalCurrency: disputes.reversalCurrency,
+  customer: disputes.customer,
+  customerName: disputes.customerName,
+  customerEmail: disputes.customerEmail,
+  customerPurchaseIp: disputes.customerPurchaseIp,
+  addressZip: disputes.addressZip,
+  addressLine1Check: disputes.addressLine1Check,
+  addressZipCheck: disputes.addressZipCheck,
+  cvcCheck: disputes.cvcCheck,
+  statementDescriptor: disputes.statementDescriptor,
+} satisfies Record<Exclude<keyof NormalizedDispute, 'id' | 'state'>, PgColumn>;
+const processorKeys = Object.keys(processorColumns) as (keyof typeof processorColumns)[];
+const list = (columns: PgColumn[]) => sql.join(columns, sql`, `);
+
+/** The state a dispute ends in: the processor's, unless this service holds it and the news is no outcome. */
+const mirroredState = sql`case when ${stateIn(disputes.state, serviceLocalStates)}
+  and not (${stateIn(excluded.state, processorOutcomeStates)}) then ${disputes.state} else ${excluded.state} end`;
+
+/**
+ * The page travels as one JSON parameter, so the statement is the same text and size for every page (and
+ * far cheaper to build and bind than 30 parameters a row). jsonb_to_recordset reads only the columns
+ * declared here: whatever else an adapter's objects carry is never written.
+ */
+const pageColumns = { id: disputes.id, state: disputes.state, ...processorColumns };
+const columnName = (key: string) => sql.identifier(toSnakeCase(key));
+const pageRecord = sql.raw(
+  Object.entries(pageColumns)
+    .map(([key, column]) => `"${key}" ${column.getSQLType()}`)
+    .join(', '),
+);
+const insertColumns = sql.join(
+  ['orgId', 'livemode', 'source', 'processor', 'account', ...Object.keys(pageColumns)].map(columnName),
+  sql`, `,
+);
+const pageValues = sql.join(
+  Object.keys(pageColumns).map((key) => sql`page.${sql.identifier(key)}`),
+  sql`, `,
+);
+
+const upsertSet = sql.join(
+  [
+    ...processorKeys.map((key) => sql`${columnName(key)} = ${excluded[key]}`),
+    sql`state = ${mirroredState}`,
+    sql`updated_at = now()`,
+  ],
+  sql`, `,
+);
+
+const disputeColumns = Object.entries(getTableColumns(disputes));
+// xmax is 0 only on a row version this statement inserted (an updated one carries the row lock).
+const returning = sql.join(
+  [
+    ...disputeColumns.map(([key, column]) => sql`${column} as ${sql.identifier(key)}`),
+    sql`xmax = 0 as inserted`,
+  ],
+  sql`, `,
+);
+
+/** A returned row as drizzle would have mapped it (dates, bigints), with whether it was inserted. */
+function toWrittenRow(raw: Record<string, unknown>): DisputeRow & { inserted: boolean } {
+  const row: Record<string, unknown> = { inserted: raw.inserted === true };
+  for (const [key, column] of disputeColumns) {
+    const value = raw[key];
+    row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+  }
+  return row as DisputeRow & { inserted: boolean };
+}
+
+const upsertWhere = sql`${disputes.source} = ${excluded.source}
+  and ${disputes.account} is not distinct from ${excluded.account}
+  and ((${list(processorKeys.map((key) => disputes[key]))}) is distinct from
+       (${list(processorKeys.map((key) => excluded[key]))})
+    or ${disputes.state} is distinct from ${mirroredState})`;
+
+const serviceLocal = new Set<string>(serviceLocalStates);
+
+/**
+ * Writes one page of the account's disputes and moves the account's cursor to `nextCursor`, in one
+ * transaction. The account row is locked first: pages of one account commit one at a time, and a page
+ * listed from a cursor that another run has since moved is dropped (`stale`) rather than written twice.
+ */
+export async function mirrorPage(
+  db: Db,
+  account: MirrorAccount,
+  page: readonly NormalizedDispute[],
+  nextCursor: string | null,
+): Promise<MirrorResult> {
+  if (page.length > maxPageSize) throw new Error(`a page of ${page.length} disputes is over ${maxPageSize}`);
+  // In id order: two transactions that meet the same ids (an id listed by two accounts) lock and insert
+  // them in the same order, so they wait for each other instead of deadlocking.
+  const unique = latestById(page).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const local = unique.find((dispute) => serviceLocal.has(dispute.state));
+  // An adapter maps processor statuses; this service's own states are never the processor's to report.
+  if (local) throw new Error(`the ${account.processor} adapter reported ${local.id} as '${local.state}'`);
+
+  return db.transaction(async (tx): Promise<MirrorResult> => {
+    // Sent together; the page's rows are read and locked only once the account's lock is held.
+    const [[current], before] = await Promise.all([
+      lockAccount.run(tx, { uid: account.uid }),
+      unique.length === 0 ? [] : lockStoredRows(tx, account, unique),
+    ]);
+    if (current?.status !== 'active' || current.cursor !== account.cursor) return { outcome: 'stale' };
+
+    const { events, ...counts } =
+      unique.length === 0 ? { ...nothingWritten, events: [] } : await upsertPage(tx, account, unique, before);
+    await Promise.all([
+      recordDisputeEvents(tx, events),
+      moveCursor.run(tx, { uid: account.uid, cursor: nextCursor }),
+    ]);
+    return { outcome: 'mirrored', ...counts };
+  });
+}
+
+const nothingWritten = { created: 0, updated: 0, closed: 0, unchanged: 0, foreign: [] as string[] };
+
+const lockAccount = statement<{ uid: string }>(sql`
+  select ${connectedAccounts.cursor}, ${connectedAccounts.status} from ${connectedAccounts}
+  where ${connectedAccounts.uid} = ${sql.placeholder('uid')} for update`);
+
+const moveCursor = statement<{ uid: string; cursor: string | null }>(sql`
+  update ${connectedAccounts}
+  set cursor = ${sql.placeholder('cursor')}, last_polled_at = now(), last_error = null, updated_at = now()
+  where ${connectedAccounts.uid} = ${sql.placeholder('uid')}`);
+
+const upsert = statement<{
+  orgId: string;
+  livemode: boolean;
+  source: string;
+  processor: string | null;
+  account: string;
+  page: string;
+}>(sql`
+  insert into ${disputes} (${insertColumns})
+  select ${sql.placeholder('orgId')}::text, ${sql.placeholder('livemode')}::boolean,
+    ${sql.placeholder('source')}::text, ${sql.placeholder('processor')}::text, ${sql.placeholder('account')}::text,
+    ${pageValues}
+  from jsonb_to_recordset(${sql.placeholder('page')}::jsonb) as page(${pageRecord})
+  on conflict (org_id, livemode, id) do update set ${upsertSet}
+  where ${upsertWhere}
+  returning ${returning}`);
+
+async function upsertPage(tx: Tx, account: MirrorAccount, page: NormalizedDispute[], before: StoredRow[]) {
+  const previous = new Map(before.map((row) => [row.uid, row]));
+  const source = account.processor;
+  const returned = await upsert.run(tx, {
+    orgId: account.orgId,
+    livemode: account.livemode,
+    source,
+    processor: (processors as readonly string[]).includes(source) ? source : null,
+    account: account.id,
+    page: JSON.stringify(page),
+  });
+  const written = returned.map(toWrittenRow);
+
+  const arrived = await applyArrivalRules(
+    tx,
+    written.filter((row) => row.inserted),
+  );
+  const events: DisputeEvent[] = [];
+  for (const dispute of arrived) {
+    for (const type of mirrorEvents({ inserted: true, previousState: null, state: dispute.state })) {
+      events.push({ type, dispute, template: null });
+    }
+  }
+  let closed = 0;
+  for (const row of written) {
+    if (row.inserted) continue;
+    const was = previous.get(row.uid);
+    for (const type of mirrorEvents({
+      inserted: false,
+      previousState: was?.state ?? null,
+      state: row.state,
+    })) {
+      if (type === 'dispute.closed') closed += 1;
+      events.push({ type, dispute: row, template: was?.template ?? null });
+    }
+  }
+
+  const foreign = before
+    .filter((row) => row.source !== source || row.account !== account.id)
+    .map((row) => row.id);
+  return {
+    created: arrived.length,
+    updated: written.length - arrived.length,
+    closed,
+    unchanged: page.length - written.length - foreign.length,
+    foreign,
+    events,
+  };
+}
+
+interface StoredRow {
+  uid: string;
+  id: string;
+  state: string;
+  source: string;
+  account: string | null;
+  template: TemplateShape | null;
+}
+
+/**
+ * The page's rows as stored, locked until the page commits: what they were is what the upsert changes,
+ * so the diff is exact even when the API wrote to one of them a moment ago. One index probe per id
+ * (LATERAL), whatever the planner believes of the tenant's size: right after a large first import its
+ * statistics are stale, and a plain `id in (...)` was planned as a scan of the whole tenant per page.
+ */
+const lockStored = statement<{ orgId: string; livemode: boolean; ids: string }>(sql`
+  select d.uid, d.id, d.state, d.source, d.account, t.id as "templateId", t.fields as "templateFields"
+  from jsonb_array_elements_text(${sql.placeholder('ids')}::jsonb) as page(id)
+  cross join lateral (
+    select * from ${disputes}
+    where ${disputes.orgId} = ${sql.placeholder('orgId')} and ${disputes.livemode} = ${sql.placeholder('livemode')}
+      and ${disputes.id} = page.id
+    for update
+  ) as d
+  left join ${templates} as t on t.org_id = d.org_id and t.livemode = d.livemode and t.id = d.template`);
+
+async function lockStoredRows(
+  tx: Tx,
+  account: MirrorAccount,
+  page: NormalizedDispute[],
+): Promise<StoredRow[]> {
+  const rows = await lockStored.run(tx, {
+    orgId: account.orgId,
+    livemode: account.livemode,
+    ids: JSON.stringify(page.map((dispute) => dispute.id)),
+  });
+  return rows.map((row) => ({
+    uid: row.uid,
+    id: row.id,
+    state: row.state,
+    source: row.source,
+    account: row.account,
+    template:
+      row.templateId === null
+        ? null
+        : {
+            id: row.templateId,
+            fields: templates.fields.mapFromDriverValue(row.templateFields) as TemplateField[],
+          },
+  }));
+}

@@ -1,0 +1,231 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { Batcher } from '../../db/batcher.js';
+import type { Db } from '../../db/client.js';
+import { preparedFor } from '../../db/prepared.js';
+import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.js';
+import {
+  afterFailure,
+  describeAnswer,
+  disabledReason,
+  endpointVersion,
+  payloadAttributes,
+  webhookHeaders,
+  webhookPayload,
+} from '../../domain/webhooks.js';
+import type { SecretBox } from '../../secrets.js';
+import type { SendResult, WebhookSender } from './send.js';
+
+/**
+ * One attempt at one delivery: sign the payload in the endpoint's version, POST it, log the attempt, and
+ * record what follows (delivered; retry later; given up; endpoint disabled). The delivery row's status is
+ * the durable guard: a delivery already finished is left alone, whatever job runs for it.
+ */
+
+export interface DeliveryDeps {
+  db: Db;
+  secrets: SecretBox;
+  sender: WebhookSender;
+  now?: () => Date;
+}
+
+export type DeliveryOutcome =
+  /** Nothing to do: the delivery is gone (its endpoint was deleted) or already finished. */
+  | { status: 'skipped' }
+  | { status: 'succeeded'; httpStatus: number }
+  /** Ended without an attempt: the endpoint was disabled before its turn came. */
+  | { status: 'abandoned'; reason: string }
+  /** Ended after this failed attempt: 3 days of failures, for the delivery or for its endpoint. */
+  | { status: 'failed'; reason: string }
+  | { status: 'retry'; reason: string };
+
+/** Only what the payload carries, not the whole snapshot: a dispute's evidence may weigh hundreds of KiB. */
+const payloadData = sql<Record<string, unknown>>`jsonb_build_object(${sql.join(
+  payloadAttributes.map((name) => sql`${sql.raw(`'${name}'`)}, ${events.data}->${sql.raw(`'${name}'`)}`),
+  sql`, `,
+)})`;
+
+const loadDeliveries = preparedFor((db) =>
+  db
+    .select({
+      id: webhookDeliveries.id,
+      status: webhookDeliveries.status,
+      firstAttemptAt: webhookDeliveries.firstAttemptAt,
+      livemode: webhookDeliveries.livemode,
+      type: events.type,
+      data: payloadData,
+      endpointId: webhookEndpoints.id,
+      url: webhookEndpoints.url,
+      secret: webhookEndpoints.secret,
+      apiVersion: webhookEndpoints.apiVersion,
+      enabled: webhookEndpoints.enabled,
+      disabledReason: webhookEndpoints.disabledReason,
+    })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+    // The ids as one JSON array, so the statement is the same whatever the batch size, and prepared once.
+    .where(
+      sql`${webhookDeliveries.id} = any(array(select jsonb_array_elements_text(${sql.placeholder('ids')}::jsonb)))`,
+    )
+    .prepare('load_webhook_deliveries'),
+);
+
+type Delivery = Awaited<ReturnType<ReturnType<typeof loadDeliveries>['execute']>>[number];
+
+interface Success {
+  delivery: Delivery;
+  attemptedAt: Date;
+  result: SendResult;
+  completedAt: Date;
+}
+
+/** Most deliveries succeed: their reads and their records are batched, so they share round trips and commits. */
+const maxBatch = 200;
+
+export type Deliver = (deliveryId: string, retryDelayMs: () => number) => Promise<DeliveryOutcome>;
+
+/**
+ * The delivery function of one worker process. `retryDelayMs` says how long the queue will wait before
+ * the next attempt (its upper bound), should this one fail.
+ */
+export function webhookDeliverer(deps: DeliveryDeps): Deliver {
+  const loads = new Batcher(async (ids: string[]) => {
+    const rows = await loadDeliveries(deps.db).execute({ ids: JSON.stringify(ids) });
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.map((id) => byId.get(id));
+  }, maxBatch);
+  const successes = new Batcher(async (batch: Success[]) => {
+    await recordSuccesses(deps.db, batch);
+    return batch.map(() => undefined);
+  }, maxBatch);
+
+  return async (deliveryId, retryDelayMs) => {
+    const delivery = await loads.call(deliveryId);
+    if (delivery?.status !== 'pending') return { status: 'skipped' };
+    // A test event is sent to a disabled endpoint too: it is how a client checks it before enabling it again.
+    if (!delivery.enabled && delivery.type !== 'test') {
+      const reason = `endpoint disabled: ${delivery.disabledReason ?? 'by request'}`;
+      await deps.db
+        .update(webhookDeliveries)
+        .set({ status: 'failed', lastError: reason, nextAttemptAt: null, completedAt: now(deps) })
+        .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.status, 'pending')));
+      return { status: 'abandoned', reason };
+    }
+
+    const body = JSON.stringify(
+      webhookPayload(
+        { deliveryId, type: delivery.type, livemode: delivery.livemode, data: delivery.data },
+        endpointVersion(delivery.apiVersion),
+      ),
+    );
+    const attemptedAt = now(deps);
+    const headers = webhookHeaders(deps.secrets.open(delivery.secret), deliveryId, attemptedAt, body);
+    const result = await deps.sender.send(delivery.url, headers, body);
+    if (result.ok && result.status !== null) {
+      await successes.call({ delivery, attemptedAt, result, completedAt: now(deps) });
+      return { status: 'succeeded', httpStatus: result.status };
+    }
+    return recordFailure(deps, delivery, attemptedAt, result, retryDelayMs);
+  };
+}
+
+/**
+ * One statement for a batch, so one round trip and one commit: the deliveries finished, their attempts
+ * logged, their endpoints healthy again. The batch goes as one JSON parameter, so the statement text is
+ * the same whatever its size.
+ */
+async function recordSuccesses(db: Db, successes: Success[]): Promise<void> {
+  const batch = successes.map((success) => ({
+    id: success.delivery.id,
+    endpoint_id: success.delivery.endpointId,
+    status: success.result.status,
+    attempted_at: success.attemptedAt.toISOString(),
+    completed_at: success.completedAt.toISOString(),
+    duration_ms: success.result.durationMs,
+  }));
+  await db.execute(sql`
+    with done as (
+      select * from jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) as done(
+        id text, endpoint_id text, status int, attempted_at timestamptz, completed_at timestamptz,
+        duration_ms int)
+    ), finished as (
+      update ${webhookDeliveries} as delivery
+      set status = 'succeeded', attempts = delivery.attempts + 1, last_status = done.status,
+        last_error = null, first_attempt_at = coalesce(delivery.first_attempt_at, done.attempted_at),
+        next_attempt_at = null, completed_at = done.completed_at
+      from done
+      -- By primary key: a plain join would read the whole pending index, the backlog, for every batch.
+      where delivery.id = any(array(select id from done)) and delivery.id = done.id
+        and delivery.status = 'pending'
+    ), still as (
+      -- A delivery whose endpoint was deleted meanwhile has no row to log against; the lock keeps one
+      -- that is there from being deleted before this commits. Either way the rest of the batch goes in.
+      select delivery.id from ${webhookDeliveries} as delivery
+      where delivery.id = any(array(select id from done))
+      for key share
+    ), logged as (
+      insert into ${webhookAttempts} (delivery_id, attempted_at, status, duration_ms)
+      select done.id, attempted_at, status, duration_ms from done join still on still.id = done.id
+    )
+    update ${webhookEndpoints} as endpoint set failing_since = null
+    from done
+    where endpoint.id = done.endpoint_id and endpoint.failing_since is not null`);
+}
+
+async function recordFailure(
+  deps: DeliveryDeps,
+  delivery: Delivery,
+  attemptedAt: Date,
+  result: SendResult,
+  retryDelayMs: () => number,
+): Promise<DeliveryOutcome> {
+  const at = now(deps);
+  const answer = describeAnswer(result);
+  return deps.db.transaction(async (tx) => {
+    await tx.insert(webhookAttempts).values({
+      deliveryId: delivery.id,
+      attemptedAt,
+      status: result.status,
+      error: result.error,
+      durationMs: result.durationMs,
+    });
+    const [endpoint] = await tx
+      .update(webhookEndpoints)
+      .set({
+        failingSince: sql`coalesce(${webhookEndpoints.failingSince}, ${attemptedAt.toISOString()}::timestamptz)`,
+      })
+      .where(eq(webhookEndpoints.id, delivery.endpointId))
+      .returning({ failingSince: webhookEndpoints.failingSince, enabled: webhookEndpoints.enabled });
+    const decision = afterFailure({
+      firstAttemptAt: delivery.firstAttemptAt ?? attemptedAt,
+      failingSince: endpoint?.failingSince ?? attemptedAt,
+      now: at,
+    });
+    const disabling = decision.disableEndpoint && endpoint?.enabled === true;
+    if (disabling) {
+      await tx
+        .update(webhookEndpoints)
+        .set({ enabled: false, disabledReason: disabledReason(answer), updatedAt: at })
+        .where(eq(webhookEndpoints.id, delivery.endpointId));
+    }
+    await tx
+      .update(webhookDeliveries)
+      .set({
+        attempts: sql`${webhookDeliveries.attempts} + 1`,
+        lastStatus: result.status,
+        lastError: answer,
+        firstAttemptAt: delivery.firstAttemptAt ?? attemptedAt,
+        ...(decision.giveUp
+          ? { status: 'failed' as const, nextAttemptAt: null, completedAt: at }
+          : { nextAttemptAt: new Date(at.getTime() + retryDelayMs()) }),
+      })
+      .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.status, 'pending')));
+    if (!decision.giveUp) return { status: 'retry', reason: answer };
+    const reason = disabling
+      ? `endpoint ${disabledReason(answer)}`
+      : `gave up after 3 days of failed attempts; last answer: ${answer}`;
+    return { status: 'failed', reason };
+  });
+}
+
+const now = (deps: DeliveryDeps) => deps.now?.() ?? new Date();

@@ -1,0 +1,159 @@
+import { randomBytes } from 'node:crypto';
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { loadConfig } from '../../src/config.js';
+import { connectDatabase } from '../../src/db/client.js';
+import { runMigrations } from '../../src/db/migrate.js';
+import { disputes, templates } from '../../src/db/schema/index.js';
+import { openQueues } from '../../src/jobs/catalog.js';
+import { createQueueSubmitter } from '../../src/jobs/submitter.js';
+import { MockAdapter } from '../../src/processors/mock/adapter.js';
+import { createAdapterRegistry } from '../../src/processors/registry.js';
+import { SecretBox } from '../../src/secrets.js';
+import { sweepDeadlines } from '../../src/services/deadlines.js';
+import { createOrganisation } from '../../src/services/organisations.js';
+import { startWorkers } from '../../workers/engine.js';
+import { dropKeys } from '../helpers/api.js';
+import { ensurePostgres, ensureRedis, redisUrl } from '../helpers/services.js';
+import {
+  createBenchDatabase,
+  describeMachine,
+  onCleanup,
+  quick,
+  resultLine,
+  runBench,
+  timed,
+} from './lib/harness.js';
+
+/**
+ * Submission path: queued disputes all due now, put on the queue by the deadline sweep, then submitted by
+ * the submission worker (each `submitQueued` job re-reads its dispute, records the attempt, calls the mock
+ * adapter at zero latency and records the outcome with its event; jobs running together share their
+ * statements), against a bare BullMQ worker
+ * doing no work on the same number of jobs. Same Redis, same process, same concurrency (the service's
+ * default SUBMISSION_CONCURRENCY). Target: >= 0.3 of the bare worker's jobs/s.
+ */
+
+const count = quick ? 1_000 : 5_000;
+const target = 0.3;
+
+await runBench(async () => {
+  const config = loadConfig({ DATABASE_URL: 'postgres://unused', REDIS_URL: redisUrl });
+  const concurrency = Number(process.env.C ?? config.SUBMISSION_CONCURRENCY);
+  console.log(
+    `submission bench${quick ? ' (--quick)' : ''}: ${describeMachine()}; ${count} disputes, ` +
+      `concurrency ${concurrency}`,
+  );
+  await ensurePostgres();
+  await ensureRedis();
+  const prefix = `rebuttal_bench_${randomBytes(4).toString('hex')}`;
+  onCleanup(() => dropKeys(redisUrl, prefix));
+
+  // The baseline: a worker that does nothing, on jobs added beforehand.
+  const bare = new Queue('bare', { connection: new Redis(redisUrl), prefix });
+  onCleanup(() => bare.close());
+  await bare.addBulk(Array.from({ length: count }, (_, n) => ({ name: 'noop', data: { n } })));
+  const bareSeconds = await timed(
+    () =>
+      new Promise<void>((resolve) => {
+        let done = 0;
+        const worker = new Worker('bare', async () => undefined, {
+          connection: new Redis(redisUrl, { maxRetriesPerRequest: null }),
+          prefix,
+          concurrency,
+        });
+        worker.on('completed', () => {
+          done += 1;
+          if (done === count) void worker.close().then(resolve);
+        });
+      }),
+  );
+  const bareRate = count / bareSeconds;
+  console.log(
+    `bare BullMQ worker           ${bareRate.toFixed(0).padStart(7)} jobs/s   (${count} in ${bareSeconds.toFixed(2)} s)`,
+  );
+
+  // The service: queued disputes due now, in their own database.
+  const database = await createBenchDatabase();
+  const connection = connectDatabase(database.url, { max: 10 });
+  onCleanup(() => connection.close());
+  const { db } = connection;
+  await runMigrations(db);
+  const org = await createOrganisation(db, { name: 'Bench Ltd' });
+  await db.insert(templates).values({
+    orgId: org.org,
+    livemode: false,
+    id: 'bench',
+    name: 'Bench',
+    fields: [{ key: 'order_id', type: 'text', required: true, description: null }],
+  });
+  const dueBy = new Date(Date.now() + 30 * 86_400_000);
+  for (let start = 0; start < count; start += 1000) {
+    await db.insert(disputes).values(
+      Array.from({ length: Math.min(1000, count - start) }, (_, n) => ({
+        orgId: org.org,
+        livemode: false,
+        id: `dp_bench_${start + n}`,
+        state: 'queued',
+        reason: 'fraudulent',
+        source: 'mock',
+        charge: `ch_bench_${start + n}`,
+        dueBy,
+        submitAt: new Date(Date.now() - 1000),
+        template: 'bench',
+        fields: { order_id: `A-${start + n}` },
+      })),
+    );
+  }
+  const logger = pino({ level: 'warn' });
+  const queues = openQueues({ redisUrl, prefix });
+  onCleanup(() => queues.close());
+  const mock = new MockAdapter();
+  const engine = {
+    db,
+    sql: connection.sql,
+    queues,
+    adapters: createAdapterRegistry({ mock }),
+    secrets: new SecretBox('bench-app-secret-of-at-least-32-characters'),
+    logger,
+    config: {
+      ...config,
+      SUBMISSION_CONCURRENCY: concurrency,
+      DATABASE_URL: database.url,
+      QUEUE_PREFIX: prefix,
+      DEADLINE_SWEEP_SECONDS: 3600,
+    },
+  };
+  const swept = await sweepDeadlines({
+    db,
+    submitter: createQueueSubmitter({ db, queues, logger, waitMs: 0 }),
+    dueSoonMs: 0,
+    lookaheadMs: 0,
+    unattendedAfterMs: 60_000,
+  });
+  if (swept.queued !== count) throw new Error(`the sweep enqueued ${swept.queued} of ${count}`);
+
+  const ourSeconds = await timed(async () => {
+    const running = await startWorkers(engine, ['submission']);
+    onCleanup(() => running.close(1000));
+    for (;;) {
+      const [row] = await connection.sql<{ n: number }[]>`
+        select count(*)::int as n from disputes where state = 'submitted'`;
+      if ((row?.n ?? 0) >= count) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  });
+  if (mock.accepted.size !== count || mock.calls !== count) {
+    throw new Error(
+      `the processor saw ${mock.calls} calls and accepted ${mock.accepted.size}; expected ${count}`,
+    );
+  }
+  const ourRate = count / ourSeconds;
+  console.log(
+    `queued disputes submitted    ${ourRate.toFixed(0).padStart(7)} disputes/s   (${count} in ${ourSeconds.toFixed(2)} s)`,
+  );
+  const ratio = ourRate / bareRate;
+  console.log(`ratio ${ratio.toFixed(3)} (target >= ${target})`);
+  console.log(resultLine('submission', ourRate, 'disputes/s', ratio, target));
+});

@@ -1,0 +1,108 @@
+import { asc, type SQL } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { disputes } from '../../src/db/schema/index.js';
+import { sweepConditions } from '../../src/services/deadlines.js';
+import { startTestApi, type TestApi } from '../helpers/api.js';
+
+/**
+ * The deadline sweep's cost follows what is due, not what is stored: among 20,000 disputes of which a
+ * handful are due, each of its queries reads only its partial index, and only the due rows of it.
+ */
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi({ workers: [] });
+});
+afterAll(async () => {
+  await api.close();
+});
+
+type PlanNode = Record<string, unknown> & { Plans?: PlanNode[] };
+const nodesOf = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
+
+const hour = 3_600_000;
+
+async function explain(where: SQL, order: AnyPgColumn) {
+  const query = api.db.db
+    .select({ uid: disputes.uid })
+    .from(disputes)
+    .where(where)
+    .orderBy(asc(order))
+    .toSQL();
+  const [explained] = await api.db.sql.unsafe(
+    `explain (analyze, format json) ${query.sql}`,
+    query.params as never[],
+  );
+  const plan = ((explained?.['QUERY PLAN'] ?? []) as { Plan: PlanNode }[])[0]?.Plan ?? {};
+  return nodesOf(plan);
+}
+
+describe('the deadline sweep query plans', () => {
+  it('read one partial index each, touching only the due rows', async () => {
+    const org = await api.createOrg();
+    const now = Date.now();
+    const states = ['needs_response', 'submitted', 'won', 'lost', 'under_review'];
+    const rows = Array.from({ length: 20_000 }, (_, index) => ({
+      orgId: org.org,
+      livemode: false,
+      id: `dp_sweep_${index}`,
+      state: states[index % states.length] ?? 'won',
+      reason: 'fraudulent',
+      source: 'mock',
+      // Open disputes far from their deadline, or answered ones long past it: none due.
+      dueBy: new Date(index % 5 === 0 ? now + 30 * 24 * hour : now - 30 * 24 * hour),
+    }));
+    const due = [
+      { id: 'dp_due_soon', state: 'needs_response', dueBy: new Date(now + 5 * hour) },
+      { id: 'dp_overdue', state: 'warning_needs_response', dueBy: new Date(now - hour) },
+      {
+        id: 'dp_queued_due',
+        state: 'queued',
+        dueBy: new Date(now + 20 * hour),
+        submitAt: new Date(now - 1000),
+      },
+    ].map((row) => ({ ...row, orgId: org.org, livemode: false, reason: 'general', source: 'mock' }));
+    for (let start = 0; start < rows.length; start += 2000) {
+      await api.db.db.insert(disputes).values(rows.slice(start, start + 2000));
+    }
+    await api.db.db.insert(disputes).values(due);
+    await api.db.sql`analyze disputes`;
+
+    const cases = [
+      {
+        name: 'queued',
+        where: sweepConditions.queued(60_000),
+        order: disputes.submitAt,
+        index: 'disputes_queued_idx',
+      },
+      {
+        name: 'due soon',
+        where: sweepConditions.dueSoon(48 * hour),
+        order: disputes.dueBy,
+        index: 'disputes_due_soon_idx',
+      },
+      {
+        name: 'overdue',
+        where: sweepConditions.overdue(),
+        order: disputes.dueBy,
+        index: 'disputes_overdue_idx',
+      },
+    ];
+    for (const { name, where, order, index } of cases) {
+      const nodes = await explain(where, order);
+      const context = `${name}: ${JSON.stringify(nodes)}`;
+      // The table is reached only through the partial index (directly, or through a bitmap of it)...
+      expect(
+        nodes.filter((node) => node['Node Type'] === 'Seq Scan'),
+        context,
+      ).toEqual([]);
+      const scans = nodes.filter((node) => node['Index Name'] !== undefined);
+      expect(
+        scans.map((node) => node['Index Name']),
+        context,
+      ).toEqual([index]);
+      // ...and the scan returned the one due row and nothing else.
+      expect(scans[0]?.['Actual Rows'], context).toBe(1);
+    }
+  });
+});

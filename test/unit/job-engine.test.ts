@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { Batcher } from '../../src/db/batcher.js';
+import { retryDelay } from '../../src/jobs/backoff.js';
+import { SecretBox } from '../../src/secrets.js';
+
+const failure = (retryAfterSeconds?: number) => Object.assign(new Error('503'), { retryAfterSeconds });
+
+describe('retryDelay', () => {
+  it('processor calls: doubling from the base, between half and all of each step, capped at 15 minutes', () => {
+    for (const [attempt, step] of [
+      [1, 2000],
+      [2, 4000],
+      [5, 32_000],
+      [20, 900_000],
+    ] as const) {
+      expect(retryDelay('processor', attempt, 2000, failure(), () => 0)).toBe(step / 2);
+      expect(retryDelay('processor', attempt, 2000, failure(), () => 0.999_999)).toBeCloseTo(step, -1);
+    }
+  });
+
+  it('processor calls: the processor Retry-After wins, capped at an hour', () => {
+    expect(retryDelay('processor', 1, 2000, failure(7))).toBe(7000);
+    expect(retryDelay('processor', 9, 2000, failure(7))).toBe(7000);
+    expect(retryDelay('processor', 1, 2000, failure(86_400))).toBe(3_600_000);
+  });
+
+  it('webhooks: about 30 s doubling to every 30 minutes, never later than the step', () => {
+    const schedule = Array.from({ length: 9 }, (_, n) =>
+      retryDelay('webhook', n + 1, 30_000, undefined, () => 1),
+    );
+    expect(schedule).toEqual([
+      30_000, 60_000, 120_000, 240_000, 480_000, 960_000, 1_800_000, 1_800_000, 1_800_000,
+    ]);
+    expect(retryDelay('webhook', 1, 30_000, undefined, () => 0)).toBe(24_000);
+  });
+
+  it('refuses a backoff type it does not know (BullMQ then fails the job)', () => {
+    expect(retryDelay('linear', 1, 1000, undefined)).toBe(-1);
+  });
+});
+
+describe('SecretBox', () => {
+  it('opens what it sealed, and never seals the same way twice', () => {
+    const box = new SecretBox('an-app-secret-of-at-least-32-characters');
+    const sealed = box.seal('whsec_abc');
+    expect(sealed).toMatch(/^v1\.[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(sealed).not.toContain('whsec_abc');
+    expect(box.seal('whsec_abc')).not.toBe(sealed);
+    expect(box.open(sealed)).toBe('whsec_abc');
+  });
+
+  it('refuses a sealed secret that was altered, or sealed under another APP_SECRET', () => {
+    const box = new SecretBox('an-app-secret-of-at-least-32-characters');
+    const sealed = box.seal('credentials');
+    const [version, iv, tag, body] = sealed.split('.');
+    const flipped = `${body?.[0] === 'A' ? 'B' : 'A'}${body?.slice(1)}`;
+    expect(() => box.open([version, iv, tag, flipped].join('.'))).toThrow();
+    expect(() => new SecretBox('another-app-secret-of-32-characters!').open(sealed)).toThrow();
+    expect(() => box.open('plain text')).toThrow('not a sealed secret');
+  });
+});
+
+describe('Batcher', () => {
+  it('runs an idle call at once, and gathers calls made meanwhile into the next batch', async () => {
+    const batches: number[][] = [];
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const batcher = new Batcher<number, number>(async (items) => {
+      batches.push(items);
+      if (batches.length === 1) await gate;
+      return items.map((item) => item * 10);
+    });
+    const first = batcher.call(1);
+    const rest = [2, 3, 4].map((item) => batcher.call(item));
+    release();
+    expect(await Promise.all([first, ...rest])).toEqual([10, 20, 30, 40]);
+    expect(batches).toEqual([[1], [2, 3, 4]]);
+  });
+
+  it('fails every call of a batch that throws, and goes on with the next', async () => {
+    let calls = 0;
+    const batcher = new Batcher<number, number>(async (items) => {
+      calls += 1;
+      if (calls === 1) throw new Error('database away');
+      return items;
+    });
+    await expect(batcher.call(1)).rejects.toThrow('database away');
+    expect(await batcher.call(2)).toBe(2);
+  });
+});

@@ -1,0 +1,102 @@
+import { type Job, UnrecoverableError, Worker } from 'bullmq';
+import { retryDelay } from '../src/jobs/backoff.js';
+import {
+  type JobName,
+  type JobPayload,
+  type JobsOf,
+  jobCatalog,
+  type QueueSettings,
+  workerConnection,
+} from '../src/jobs/catalog.js';
+import type { QueueName } from '../src/jobs/names.js';
+import { describeError, type Logger } from '../src/logger.js';
+
+/**
+ * A failure that retrying the same job cannot fix (a processor's refusal, a row that no longer allows the
+ * work). The job fails at once, with this message as its failure reason for on-call to read.
+ */
+export class PermanentJobError extends Error {
+  override readonly name = 'PermanentJobError';
+}
+
+/** Anything that says of itself whether trying again may help (ProcessorError does). */
+function isPermanent(error: unknown): boolean {
+  if (error instanceof PermanentJobError) return true;
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    'retryable' in error &&
+    (error as { retryable: unknown }).retryable === false
+  );
+}
+
+export interface JobContext {
+  job: Job;
+  /** The lock token of this run: needed to move the job (to delayed, say) from inside the handler. */
+  token: string | undefined;
+  log: Logger;
+}
+
+export type Handlers<Queue extends QueueName> = {
+  [Name in JobsOf<Queue>]: (payload: JobPayload<Name>, context: JobContext) => Promise<unknown>;
+};
+
+export interface WorkerOptions {
+  settings: QueueSettings;
+  logger: Logger;
+  concurrency: number;
+  lockMs: number;
+}
+
+/**
+ * A BullMQ worker for one queue: it re-parses every payload against the catalog, logs with the job's
+ * identity, and turns permanent failures into UnrecoverableError so BullMQ does not retry them.
+ */
+export function startWorker<Queue extends QueueName>(
+  queue: Queue,
+  handlers: Handlers<Queue>,
+  options: WorkerOptions,
+): Worker {
+  const logger = options.logger.child({ queue });
+  const worker = new Worker(
+    queue,
+    async (job, token) => {
+      const name = job.name as JobName;
+      const handler = (handlers as Record<string, Handlers<Queue>[JobsOf<Queue>]>)[name];
+      const definition = jobCatalog[name];
+      if (!handler || !definition || definition.queue !== queue) {
+        throw new UnrecoverableError(`no handler for job '${job.name}' on queue '${queue}'`);
+      }
+      const parsed = definition.payload.safeParse(job.data);
+      if (!parsed.success) throw new UnrecoverableError(`invalid payload for '${job.name}'`);
+      const log = logger.child({ job: job.id, name: job.name, attempt: job.attemptsMade + 1 });
+      try {
+        return await (handler as (payload: unknown, context: JobContext) => Promise<unknown>)(parsed.data, {
+          job,
+          token,
+          log,
+        });
+      } catch (error) {
+        if (isPermanent(error)) {
+          log.warn({ reason: describeError(error) }, 'job failed for good');
+          throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
+        }
+        log.warn({ err: describeError(error) }, 'job failed, will retry if attempts remain');
+        throw error;
+      }
+    },
+    {
+      connection: workerConnection(options.settings),
+      prefix: options.settings.prefix,
+      concurrency: options.concurrency,
+      lockDuration: options.lockMs,
+      stalledInterval: options.lockMs,
+      settings: {
+        backoffStrategy: (attemptsMade, type, error, job) =>
+          retryDelay(type, attemptsMade, (job?.opts.backoff as { delay?: number })?.delay ?? 1000, error),
+      },
+    },
+  );
+  worker.on('error', (error) => logger.error({ err: describeError(error) }, 'worker error'));
+  return worker;
+}

@@ -1,0 +1,18 @@
+import type { Config } from '../src/config.js';
+import type { Database, Db } from '../src/db/client.js';
+import type { Queues } from '../src/jobs/catalog.js';
+import type { Logger } from '../src/logger.js';
+import type { AdapterRegistry } from '../src/processors/registry.js';
+import type { SecretBox } from '../src/secrets.js';
+
+/** What every worker's handlers are built from: one set per process, shared by all its workers. */
+export interface EngineDeps {
+  db: Db;
+  /** The raw client behind `db`, for LISTEN (the outbox notifications). */
+  sql: Database['sql'];
+  queues: Queues;
+  adapters: AdapterRegistry;
+  secrets: SecretBox;
+  logger: Logger;
+  config: Config;
+}

@@ -1,0 +1,90 @@
+import type { Worker } from 'bullmq';
+import type { QueueName } from '../src/jobs/names.js';
+import { syncSchedules } from '../src/jobs/schedules.js';
+import { describeError } from '../src/logger.js';
+import { deadlineHandlers } from './deadline.js';
+import { type Handlers, startWorker } from './define-worker.js';
+import type { EngineDeps } from './deps.js';
+import { mirrorHandlers } from './mirror.js';
+import { submissionHandlers } from './submission.js';
+import { listenForEvents, webhookHandlers } from './webhook.js';
+
+const handlersOf: { [Queue in QueueName]: (deps: EngineDeps) => Handlers<Queue> } = {
+  submission: submissionHandlers,
+  deadline: deadlineHandlers,
+  mirror: mirrorHandlers,
+  webhook: webhookHandlers,
+};
+
+export interface RunningWorkers {
+  workers: Worker[];
+  /** Stops taking jobs, gives in-flight ones `graceMs` to finish, then closes regardless. */
+  close(graceMs: number): Promise<void>;
+}
+
+/** How often a worker process makes Redis's schedulers agree with Postgres (a flushed Redis loses them). */
+const scheduleCheckMs = 60_000;
+
+/**
+ * Runs the workers for `names`. The process that runs them also keeps the schedulers: it syncs them at
+ * start and every minute after.
+ */
+export async function startWorkers(deps: EngineDeps, names: readonly QueueName[]): Promise<RunningWorkers> {
+  const { config, logger } = deps;
+  const scheduleSettings = {
+    deadlineSweepMs: config.DEADLINE_SWEEP_SECONDS * 1000,
+    relaySweepMs: relaySweepMs,
+  };
+  if (names.length > 0) await syncSchedules(deps.db, deps.queues, scheduleSettings);
+  const concurrency: Record<QueueName, number> = {
+    submission: config.SUBMISSION_CONCURRENCY,
+    webhook: config.WEBHOOK_CONCURRENCY,
+    mirror: config.MIRROR_CONCURRENCY,
+    // One sweep at a time is enough; a second would only contend for the same rows.
+    deadline: 1,
+  };
+  const workers = names.map((queue) =>
+    startWorker(queue, handlersOf[queue](deps) as Handlers<typeof queue>, {
+      settings: deps.queues.settings,
+      logger,
+      concurrency: concurrency[queue],
+      lockMs: config.JOB_LOCK_SECONDS * 1000,
+    }),
+  );
+  const watch =
+    names.length === 0
+      ? undefined
+      : setInterval(async () => {
+          try {
+            await syncSchedules(deps.db, deps.queues, scheduleSettings);
+          } catch (error) {
+            logger.error({ err: describeError(error) }, 'syncing job schedulers failed');
+          }
+        }, scheduleCheckMs);
+  watch?.unref();
+  // Where the webhook worker runs, a commit with events wakes the relay at once (its schedule is the net).
+  const listener = names.includes('webhook') ? await listenForEvents(deps) : undefined;
+  if (names.length > 0) logger.info({ workers: names }, 'workers running');
+
+  return {
+    workers,
+    async close(graceMs) {
+      if (watch) clearInterval(watch);
+      await listener?.close();
+      // close() waits for active jobs; past the grace period force-close, and their locks expire so
+      // another worker retries them (at-least-once, with the row guards making the retry harmless).
+      const closing = Promise.all(workers.map((worker) => worker.close()));
+      const timedOut = await Promise.race([
+        closing.then(() => false),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(true), graceMs).unref()),
+      ]);
+      if (timedOut) {
+        logger.warn({ graceMs }, 'in-flight jobs did not finish within the grace period; closing anyway');
+        await Promise.all(workers.map((worker) => worker.close(true)));
+      }
+    },
+  };
+}
+
+/** The outbox relay also runs on a schedule, catching events whose change notification was missed. */
+const relaySweepMs = 30_000;

@@ -1,0 +1,40 @@
+import { loadConfig } from '../src/config.js';
+import { createLogger } from '../src/logger.js';
+import { openRuntime } from '../src/runtime.js';
+import { rootCause } from '../src/startup.js';
+import { startWorkers } from './engine.js';
+
+/**
+ * The worker process (Procfile `worker`): runs the workers named in WORKERS, and nothing else. Scale it
+ * out freely; workers coordinate only through Redis and Postgres. Migrations are the release phase's
+ * and the web process's: a worker never changes the schema.
+ */
+const config = (() => {
+  try {
+    return loadConfig();
+  } catch (error) {
+    console.error(`rebuttal workers could not start: ${rootCause(error)}`);
+    process.exit(1);
+  }
+})();
+const logger = createLogger(config.LOG_LEVEL);
+
+try {
+  const runtime = await openRuntime(config, logger);
+  const running = await startWorkers(
+    { ...runtime, db: runtime.database.db, sql: runtime.database.sql },
+    config.WORKERS,
+  );
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, async () => {
+      logger.info({ signal }, 'stopping: finishing in-flight jobs');
+      await running.close(config.SHUTDOWN_GRACE_SECONDS * 1000);
+      await runtime.close();
+      logger.info('stopped');
+      process.exit(0);
+    });
+  }
+} catch (error) {
+  console.error(`rebuttal workers could not start: ${rootCause(error)}`);
+  process.exit(1);
+}

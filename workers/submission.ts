@@ -1,0 +1,73 @@
+import type { Job } from 'bullmq';
+import { Batcher } from '../src/db/batcher.js';
+import { retryDelay } from '../src/jobs/backoff.js';
+import { backoffTypes, processorBackoffMs } from '../src/jobs/catalog.js';
+import { createQueueSubmitter } from '../src/jobs/submitter.js';
+import { prepareQueuedDisputes, type QueuedOutcome } from '../src/services/disputes.js';
+import {
+  type JobAttempt,
+  queuedAfterFailure,
+  type SubmissionResult,
+  SubmissionRunner,
+} from '../src/services/submissions.js';
+import { type Handlers, PermanentJobError } from './define-worker.js';
+import type { EngineDeps } from './deps.js';
+
+/** The submission queue: the only place a processor's submit is called. */
+export function submissionHandlers(deps: EngineDeps): Handlers<'submission'> {
+  const submitter = createQueueSubmitter({
+    db: deps.db,
+    queues: deps.queues,
+    logger: deps.logger,
+    waitMs: 0,
+  });
+  const leaseMs = deps.config.JOB_LOCK_SECONDS * 1000;
+  const runner = new SubmissionRunner({ db: deps.db, adapters: deps.adapters, logger: deps.logger, leaseMs });
+  // Queued disputes falling due together are prepared together (db/batcher.ts).
+  const queued = new Batcher<string, QueuedOutcome>((uids) =>
+    prepareQueuedDisputes({ db: deps.db, adapters: deps.adapters, leaseMs }, uids),
+  );
+
+  /** A job's outcome: done, failed for good (with the processor's answer), or failed to be retried. */
+  async function settle(submissionId: string, result: SubmissionResult) {
+    switch (result.status) {
+      case 'succeeded':
+        return result;
+      case 'failed': {
+        const slot = await queuedAfterFailure(deps.db, submissionId);
+        if (slot) await submitter.schedule(slot);
+        throw new PermanentJobError(result.message);
+      }
+      case 'retry':
+        throw result.error;
+      case 'in_flight':
+        // Another runner holds the attempt (a stalled run of this job, not yet timed out): try later.
+        throw new Error(`submission ${submissionId} is held by another runner`);
+    }
+  }
+
+  return {
+    async submit({ submissionId }, { job }) {
+      return settle(submissionId, await runner.run(submissionId, attemptOf(job)));
+    },
+    async submitQueued({ disputeUid }) {
+      const outcome = await queued.call(disputeUid);
+      if (outcome.status === 'skipped') return outcome;
+      if (outcome.status === 'refused') throw new PermanentJobError(outcome.message);
+      // The attempt is held already: call the processor within this job. A transient failure goes on
+      // as the attempt's own `submit` job, after the backoff (or the Retry-After) it calls for.
+      const { submission } = outcome.claimed;
+      const result = await runner.runClaimed(outcome.claimed, { attemptsMade: 0, final: false });
+      if (result.status === 'retry') {
+        const delay = retryDelay(backoffTypes.processor, 1, processorBackoffMs, result.error);
+        await submitter.dispatch(submission.id, delay);
+        return { status: 'retrying', submissionId: submission.id };
+      }
+      return settle(submission.id, result);
+    },
+  };
+}
+
+function attemptOf(job: Job): JobAttempt {
+  return { attemptsMade: job.attemptsMade, final: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) };
+}

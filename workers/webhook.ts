@@ -1,0 +1,94 @@
+import { retryDelay } from '../src/jobs/backoff.js';
+import { backoffTypes } from '../src/jobs/catalog.js';
+import { enqueue } from '../src/jobs/enqueue.js';
+import { describeError } from '../src/logger.js';
+import { eventsChannel } from '../src/services/events.js';
+import { webhookDeliverer } from '../src/services/webhooks/deliver.js';
+import { relayEvents } from '../src/services/webhooks/relay.js';
+import { createWebhookSender } from '../src/services/webhooks/send.js';
+import { type Handlers, PermanentJobError } from './define-worker.js';
+import type { EngineDeps } from './deps.js';
+
+/** A failed attempt the queue retries on the webhook backoff (about 30 s doubling to every 30 minutes). */
+export class WebhookAttemptError extends Error {
+  override readonly name = 'WebhookAttemptError';
+}
+
+/**
+ * The webhook queue: the outbox relay and the deliveries. A delivery that gives up (3 days of failures,
+ * its own or its endpoint's) fails its job for on-call to see, after its row says `failed`; one whose
+ * endpoint was disabled before its turn completes quietly, as `failed` on its row.
+ */
+export function webhookHandlers(deps: EngineDeps): Handlers<'webhook'> {
+  const sender = createWebhookSender({ allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE });
+  const deliver = webhookDeliverer({ db: deps.db, secrets: deps.secrets, sender });
+  return {
+    async relayEvents(_payload, { log }) {
+      const report = await relayEvents({ db: deps.db, queues: deps.queues });
+      if (report.recovered > 0) log.warn(report, 'relay recovered deliveries that had lost their jobs');
+      return report;
+    },
+    async deliverWebhook({ deliveryId }, { job }) {
+      const backoff = job.opts.backoff;
+      const base = typeof backoff === 'object' ? (backoff.delay ?? 0) : (backoff ?? 0);
+      // The latest the queue will retry (the backoff with its jitter at the top), for `next_attempt_at`.
+      const nextRetryMs = () =>
+        Math.max(
+          0,
+          retryDelay(backoffTypes.webhook, job.attemptsMade + 1, base, undefined, () => 1),
+        );
+      const outcome = await deliver(deliveryId, nextRetryMs);
+      switch (outcome.status) {
+        case 'retry':
+          throw new WebhookAttemptError(outcome.reason);
+        case 'failed':
+          throw new PermanentJobError(outcome.reason);
+        default:
+          return outcome;
+      }
+    },
+  };
+}
+
+/**
+ * LISTEN for the notification every event-writing commit sends, and answer each with a `relayEvents`
+ * job, so events leave within milliseconds instead of at the relay's next scheduled run. The job is
+ * deduplicated: while one waits, more notifications add nothing; while one runs, one more is kept to run
+ * after it (it may have read its batch before the newest commit). Also wakes the relay whenever the
+ * listening connection is (re)established, for commits made while nobody listened.
+ */
+export async function listenForEvents(
+  deps: Pick<EngineDeps, 'queues' | 'logger' | 'sql'>,
+): Promise<{ close(): Promise<void> }> {
+  let inFlight = false;
+  let again = false;
+  const wake = async (): Promise<void> => {
+    if (inFlight) {
+      again = true;
+      return;
+    }
+    inFlight = true;
+    try {
+      do {
+        again = false;
+        await enqueue(
+          deps.queues,
+          'relayEvents',
+          {},
+          { deduplication: { id: 'relay', keepLastIfActive: true } },
+        );
+      } while (again);
+    } catch (error) {
+      // The relay's schedule catches up; a notification is only a shortcut.
+      deps.logger.warn({ err: describeError(error) }, 'could not wake the outbox relay');
+    } finally {
+      inFlight = false;
+    }
+  };
+  const { unlisten } = await deps.sql.listen(
+    eventsChannel,
+    () => void wake(),
+    () => void wake(),
+  );
+  return { close: unlisten };
+}
