@@ -63,6 +63,12 @@ export function submissionHandlers(deps: EngineDeps): Handlers<'submission'> {
         await submitter.dispatch(submission.id, delay);
         return { status: 'retrying', submissionId: submission.id };
       }
+      if (result.status === 'failed') {
+        // The failure is shown, and retried by on-call, on the attempt's own job (`submission-sub_…`),
+        // whose retry reopens the submission; this job has done its part.
+        await submitter.dispatch(submission.id);
+        return { status: 'failed', submissionId: submission.id, reason: result.message };
+      }
       return settle(submission.id, result);
     },
   };

@@ -4,7 +4,8 @@
  * batches grow with the number of concurrent jobs, so they share round trips to Postgres instead of
  * queueing for a connection each.
  *
- * `run` answers each item in order, or throws to fail the whole batch (each caller then retries its job).
+ * `run` answers each item in order, or throws; a batch that throws is run again one item at a time, so a
+ * failure reaches only the calls it belongs to.
  */
 export class Batcher<In, Out> {
   readonly #run: (items: In[]) => Promise<Out[]>;
@@ -32,7 +33,18 @@ export class Batcher<In, Out> {
         const outs = await this.#run(batch.map((waiting) => waiting.item));
         for (const [index, waiting] of batch.entries()) waiting.resolve(outs[index] as Out);
       } catch (error) {
-        for (const waiting of batch) waiting.reject(error);
+        if (batch.length === 1) {
+          batch[0]?.reject(error);
+          continue;
+        }
+        // One item's trouble (a row another transaction holds, a deadlock) must not fail its neighbours:
+        // each is tried again on its own, and only the ones that fail alone are failed.
+        for (const waiting of batch) {
+          await this.#run([waiting.item]).then(
+            ([out]) => waiting.resolve(out as Out),
+            (alone: unknown) => waiting.reject(alone),
+          );
+        }
       }
     }
     this.#running = false;

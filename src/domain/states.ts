@@ -122,7 +122,7 @@ export function decide(
   }
 }
 
-/** States the processor decided: mirroring may move a dispute out of a service-local state only into these. */
+/** The processor's final decisions: entering one sends `dispute.closed`. */
 export const closedStates: readonly DisputeState[] = ['won', 'lost', 'charge_refunded', 'warning_closed'];
 
 /** States the processor decides: mirroring may move a dispute out of a service-local state only into these. */

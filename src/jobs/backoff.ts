@@ -35,7 +35,9 @@ export function retryDelay(
   switch (type) {
     case backoffTypes.processor: {
       const asked = failure?.retryAfterSeconds;
-      if (asked !== undefined && asked > 0) return Math.min(asked * 1000, retryAfterCapMs);
+      // Never sooner than the processor asked; up to a fifth later, so a crowd told the same second spreads.
+      if (asked !== undefined && asked > 0)
+        return Math.round(Math.min(asked * 1000, retryAfterCapMs) * (1 + random() * 0.2));
       return equalJitter(Math.min(step, processorCapMs), random);
     }
     case backoffTypes.webhook:

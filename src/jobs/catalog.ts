@@ -23,7 +23,7 @@ const keep = {
 } satisfies JobsOptions;
 
 export const backoffTypes = {
-  /** Processor calls: exponential with full jitter, or the processor's own Retry-After. */
+  /** Processor calls: exponential with equal jitter, or the processor's own Retry-After. */
   processor: 'processor',
   /** Webhook deliveries: growing to every 30 minutes, for 3 days (API.md section 8). */
   webhook: 'webhook',
@@ -60,7 +60,8 @@ export const jobCatalog = {
     queue: 'submission',
     payload: z.object({ disputeUid: uid, submitAt: z.iso.datetime() }),
     jobId: ({ disputeUid, submitAt }) => `queued-${disputeUid}-${Date.parse(submitAt)}`,
-    options: { ...keep, attempts: 8, backoff: { type: 'exponential', delay: 5000 } },
+    // Jittered, so jobs that failed together (a batch, a database blip) do not all return together.
+    options: { ...keep, attempts: 8, backoff: { type: backoffTypes.processor, delay: processorBackoffMs } },
   }),
   /** The deadline sweep: due queued disputes, unfinished submissions and deliveries, due-soon and overdue. */
   sweepDeadlines: define({

@@ -62,6 +62,11 @@ export async function ensureJob<Name extends JobName>(
   const job = await enqueue(queues, name, payload, options);
   const state = await job.getState();
   if (state !== 'completed' && state !== 'failed') return job;
-  await job.remove();
+  try {
+    await job.remove();
+  } catch {
+    // Another sweep replaced it first and its job is running now: that one does the work.
+    return job;
+  }
   return enqueue(queues, name, payload, options);
 }

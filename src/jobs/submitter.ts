@@ -29,8 +29,10 @@ export function createQueueSubmitter(deps: {
     async submit(submissionId) {
       await tolerate('enqueueing a submission', async () => {
         const job = await enqueue(queues, 'submit', { submissionId }, { priority: priority.waiting });
-        // Rejects on failure and on timeout alike; either way the row says where things stand.
-        await job.waitUntilFinished(queues.events('submission'), deps.waitMs).catch(() => {});
+        // Rejects on failure and on timeout alike; either way the row says where things stand. (BullMQ
+        // reads a wait of 0 as "no limit": 0 here means do not wait.)
+        if (deps.waitMs > 0)
+          await job.waitUntilFinished(queues.events('submission'), deps.waitMs).catch(() => {});
       });
       return submitOutcome(db, submissionId);
     },

@@ -68,8 +68,11 @@ export async function sweepDeadlines(deps: SweepDeps): Promise<SweepReport> {
   for (const dispute of queued) {
     if (dispute.submitAt) await submitter.schedule({ uid: dispute.uid, submitAt: dispute.submitAt });
   }
-  const pending = await unattendedSubmissions(db, deps.unattendedAfterMs);
-  for (const submissionId of pending) await submitter.dispatch(submissionId);
+  let resumed = 0;
+  for await (const submissionId of unattendedSubmissions(db, deps.unattendedAfterMs)) {
+    await submitter.dispatch(submissionId);
+    resumed += 1;
+  }
 
   const dueSoon = await notifyOnce(
     db,
@@ -78,7 +81,7 @@ export async function sweepDeadlines(deps: SweepDeps): Promise<SweepReport> {
     sweepConditions.dueSoon(deps.dueSoonMs),
   );
   const overdue = await notifyOnce(db, 'dispute.overdue', 'overdueNotifiedAt', sweepConditions.overdue());
-  return { queued: queued.length, resumed: pending.length, dueSoon, overdue };
+  return { queued: queued.length, resumed, dueSoon, overdue };
 }
 
 /**

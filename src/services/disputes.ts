@@ -3,11 +3,11 @@ import type { Db, Tx } from '../db/client.js';
 import { preparedFor } from '../db/prepared.js';
 import { disputes, templates } from '../db/schema/index.js';
 import type { CreateInput, EvidenceInput, SubmitInput, UpdateInput } from '../domain/dispute-input.js';
-import { fillingAttributes, formatTimestamp } from '../domain/disputes.js';
 import { ApiError, notFound } from '../domain/errors.js';
 import { checkEvidenceSize } from '../domain/evidence.js';
 import { type Action, type DisputeState, decide } from '../domain/states.js';
-import { checkFieldValues, mergeFields, missingFields } from '../domain/templates.js';
+import { submitProblem } from '../domain/submittable.js';
+import { checkFieldValues, mergeFields } from '../domain/templates.js';
 import type { ApiVersion } from '../domain/versions.js';
 import type { AdapterRegistry } from '../processors/registry.js';
 import type { Principal } from './authenticate.js';
@@ -252,12 +252,12 @@ export async function prepareQueuedDisputes(
 ): Promise<QueuedOutcome[]> {
   const at = now(deps);
   return deps.db.transaction(async (tx) => {
-    // Locked in one order, so two workers taking overlapping batches cannot deadlock.
+    // Locked in the order the mirror locks a page in (tenant, then id), so neither can deadlock the other.
     const rows = await tx
       .select()
       .from(disputes)
       .where(inArray(disputes.uid, disputeUids))
-      .orderBy(disputes.uid)
+      .orderBy(disputes.orgId, disputes.livemode, disputes.id)
       .for('update');
     const due = rows.filter(
       (dispute) => dispute.state === 'queued' && dispute.submitAt && dispute.submitAt <= at,
@@ -507,23 +507,6 @@ async function requireTemplate(tx: Tx, caller: Caller, id: string | null): Promi
   const template = await loadTemplate(tx, caller, id);
   if (!template) throw notFound.template(id, true);
   return template;
-}
-
-/** Why the dispute cannot be submitted as it stands, or null when it can. */
-function submitProblem(dispute: DisputeRow, template: TemplateRow | null, at: Date): ApiError | null {
-  if (!dispute.template)
-    return new ApiError('missing_template', 'A template is required to submit a dispute.');
-  if (!template) return notFound.template(dispute.template, true);
-  const missing = missingFields(template, dispute.fields, fillingAttributes(dispute));
-  const keys = Object.keys(missing);
-  if (keys.length > 0) {
-    const list = keys.map((key) => `${key} (${missing[key]})`).join(', ');
-    return new ApiError('missing_fields', `Missing required fields: ${list}.`);
-  }
-  if (dispute.dueBy && dispute.dueBy.getTime() <= at.getTime()) {
-    return new ApiError('dispute_overdue', `The dispute was due by ${formatTimestamp(dispute.dueBy)}.`);
-  }
-  return null;
 }
 
 /** Queued disputes go out `queue lead` before the deadline, or at once when that moment has passed. */

@@ -3,7 +3,7 @@ import { toSnakeCase } from 'drizzle-orm/casing';
 import { alias, type PgColumn } from 'drizzle-orm/pg-core';
 import type { Db, Tx } from '../db/client.js';
 import { stateIn } from '../db/schema/columns.js';
-import { connectedAccounts, disputes, templates } from '../db/schema/index.js';
+import { connectedAccounts, disputes, organisations, templates } from '../db/schema/index.js';
 import { statement } from '../db/statements.js';
 import { latestById, mirrorEvents } from '../domain/mirroring.js';
 import { processorOutcomeStates, serviceLocalStates } from '../domain/states.js';
@@ -93,6 +93,17 @@ const mirroredState = sql`case when ${stateIn(disputes.state, serviceLocalStates
   and not (${stateIn(excluded.state, processorOutcomeStates)}) then ${disputes.state} else ${excluded.state} end`;
 
 /**
+ * A queued dispute whose deadline the processor moved is planned again from the new one (due_by minus
+ * the organisation's queue lead, as queueing does): its old job then finds it not yet due, and the sweep
+ * enqueues the new moment.
+ */
+const queuedMoment = sql`case when ${disputes.state} = 'queued' and ${excluded.dueBy} is not null
+  and ${excluded.dueBy} is distinct from ${disputes.dueBy}
+  then ${excluded.dueBy} - (select ${organisations.queueLeadMinutes} from ${organisations}
+    where ${organisations.id} = ${disputes.orgId}) * interval '1 minute'
+  else ${disputes.submitAt} end`;
+
+/**
  * The page travels as one JSON parameter, so the statement is the same text and size for every page (and
  * far cheaper to build and bind than 30 parameters a row). jsonb_to_recordset reads only the columns
  * declared here: whatever else an adapter's objects carry is never written.
@@ -117,6 +128,7 @@ const upsertSet = sql.join(
   [
     ...processorKeys.map((key) => sql`${columnName(key)} = ${excluded[key]}`),
     sql`state = ${mirroredState}`,
+    sql`submit_at = ${queuedMoment}`,
     sql`updated_at = now()`,
   ],
   sql`, `,

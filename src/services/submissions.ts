@@ -1,12 +1,13 @@
-import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import { Batcher } from '../db/batcher.js';
 import type { Db, Tx } from '../db/client.js';
 import { disputes, submissions, templates } from '../db/schema/index.js';
+import { submitProblem } from '../domain/submittable.js';
 import { newId } from '../ids.js';
 import { describeError, type Logger } from '../logger.js';
 import type { AdapterRegistry } from '../processors/registry.js';
 import { type EvidencePackage, ProcessorError } from '../processors/types.js';
-import { type DisputeRow, type TemplateRow, templateOfDispute } from './dispute-records.js';
+import { type DisputeRow, loadTemplate, type TemplateRow, templateOfDispute } from './dispute-records.js';
 import { type DisputeEvent, recordDisputeEvents } from './events.js';
 
 /** Where a submission stands once a runner is done with it (or could not take it). */
@@ -188,6 +189,14 @@ export class SubmissionRunner {
     const { db, logger, leaseMs } = this.#deps;
     const adapter = this.#deps.adapters.forDispute(dispute);
     const log = logger.child({ submission: submission.id, dispute: dispute.id, adapter: adapter.name });
+    if (dispute.state !== 'compiling_evidence') {
+      // The processor moved it on meanwhile (mirrored as under review, won, lost): nothing is sent, and
+      // the attempt ends on the record without touching the dispute.
+      const message = `Not sent: dispute '${dispute.id}' is ${dispute.state}, no longer compiling_evidence.`;
+      const error = new ProcessorError(adapter.name, message, { retryable: false });
+      await this.#finishes.call({ claimed, outcome: { error }, attempt });
+      return { status: 'failed', message };
+    }
     const lease = renewLease(db, submission.id, leaseMs, log);
     let outcome: Outcome;
     try {
@@ -337,6 +346,9 @@ async function reopen(deps: SubmissionDeps, failed: SubmissionRow): Promise<stri
         `Not retrying: dispute '${dispute.id}' is now ${dispute.state}, not ${failed.previousState} as when this submission failed.`,
       );
     }
+    // The same checks as a submit request: days may have passed, and the template or deadline changed.
+    const problem = submitProblem(dispute, await loadTemplate(tx, dispute, dispute.template), new Date());
+    if (problem) throw new PermanentSubmissionError(`Not retrying: ${problem.message}`);
     const { submissionId } = await prepareSubmission(tx, dispute, deps.adapters.forDispute(dispute).name);
     await tx.update(submissions).set({ retriedAs: submissionId }).where(eq(submissions.id, failed.id));
     return submissionId;
@@ -361,22 +373,30 @@ export class PermanentSubmissionError extends Error {
 
 /**
  * Submissions left pending with nobody holding them (their job was lost with Redis, or never enqueued
- * because the process stopped after the commit). The sweep enqueues each again; job ids deduplicate.
+ * because the process stopped after the commit), oldest first, a page at a time: all of them, however
+ * many wait out a processor outage. The sweep enqueues each again; job ids deduplicate.
  */
-export async function unattendedSubmissions(db: Db, olderThanMs: number): Promise<string[]> {
-  const rows = await db
-    .select({ id: submissions.id })
-    .from(submissions)
-    .where(
-      and(
-        eq(submissions.status, 'pending'),
-        or(isNull(submissions.claimedUntil), lt(submissions.claimedUntil, sql`now()`)),
-        lt(submissions.createdAt, sql`now() - ${`${olderThanMs} milliseconds`}::interval`),
-      ),
-    )
-    .orderBy(submissions.createdAt)
-    .limit(1000);
-  return rows.map((row) => row.id);
+export async function* unattendedSubmissions(db: Db, olderThanMs: number): AsyncGenerator<string> {
+  let after = '';
+  for (;;) {
+    const rows = await db
+      .select({ id: submissions.id })
+      .from(submissions)
+      .where(
+        and(
+          eq(submissions.status, 'pending'),
+          or(isNull(submissions.claimedUntil), lt(submissions.claimedUntil, sql`now()`)),
+          lt(submissions.createdAt, sql`now() - ${`${olderThanMs} milliseconds`}::interval`),
+          gt(submissions.id, after),
+        ),
+      )
+      .orderBy(submissions.id)
+      .limit(1000);
+    for (const row of rows) yield row.id;
+    const last = rows.at(-1);
+    if (!last || rows.length < 1000) return;
+    after = last.id;
+  }
 }
 
 /**
@@ -422,12 +442,7 @@ async function finishMany(db: Db, items: Finish[]): Promise<boolean[]> {
           submitAt: null,
           updatedAt: now,
         })
-        .where(
-          inArray(
-            disputes.uid,
-            succeeded.map(({ claimed }) => claimed.dispute.uid),
-          ),
-        )
+        .where(stillCompiling(succeeded))
         .returning();
       record('dispute.submitted', rows);
     }
@@ -441,18 +456,27 @@ async function finishMany(db: Db, items: Finish[]): Promise<boolean[]> {
       const rows = await tx
         .update(disputes)
         .set({ state, updatedAt: now })
-        .where(
-          inArray(
-            disputes.uid,
-            group.map(({ claimed }) => claimed.dispute.uid),
-          ),
-        )
+        .where(stillCompiling(group))
         .returning();
       record('dispute.submission_failed', rows);
     }
     await recordDisputeEvents(tx, updated);
     return items.map(({ claimed }) => finished.has(claimed.submission.id));
   });
+}
+
+/**
+ * The disputes of these attempts that still wait on them: one the processor has since moved on (the
+ * mirror reported it under review, won, lost) keeps the processor's state and gets no event from us.
+ */
+function stillCompiling(items: readonly Finish[]) {
+  return and(
+    inArray(
+      disputes.uid,
+      items.map(({ claimed }) => claimed.dispute.uid),
+    ),
+    eq(disputes.state, 'compiling_evidence'),
+  );
 }
 
 function failureOf(error: ProcessorError): NonNullable<SubmissionRow['failure']> {

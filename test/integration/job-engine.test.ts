@@ -177,6 +177,29 @@ describe('a queued dispute', () => {
   });
 });
 
+describe('a queued dispute refused by the processor', () => {
+  it('returns to needs_response, its submission job fails with the answer, and that job retried submits', async () => {
+    const id = await dueIn(500, { charge: `ch_mock_refuse_once_${Date.now()}` });
+    const stored = await queue(id);
+    await expect
+      .poll(async () => (await getDispute(api, tenant.key, id)).state, { timeout: 10_000 })
+      .toBe('needs_response');
+    const [row] = await api.db.db.select().from(submissions).where(eq(submissions.disputeUid, stored.uid));
+    const job = await api.queues.byName.submission.getJob(`submission-${row?.id}`);
+    await expect.poll(async () => job?.getState(), { timeout: 10_000 }).toBe('failed');
+    expect((await api.queues.byName.submission.getJob(`submission-${row?.id}`))?.failedReason).toBe(
+      'The mock processor refused the evidence: charge is marked to refuse.',
+    );
+    expect(await eventCount(stored.uid, 'dispute.submission_failed')).toBe(1);
+
+    await job?.retry();
+    await expect
+      .poll(async () => (await getDispute(api, tenant.key, id)).state, { timeout: 10_000 })
+      .toBe('submitted');
+    expect(acceptedSubmissions(api, id)).toHaveLength(1);
+  });
+});
+
 describe('submit now through the queue', () => {
   it('retries a transient processor failure (honouring Retry-After) and answers 201', async () => {
     const { dispute } = await submittableDispute(api, tenant, { charge: `ch_mock_flaky_${Date.now()}` });

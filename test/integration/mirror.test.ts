@@ -320,6 +320,23 @@ describe("this service's own states", () => {
     expect((await eventsOf(org)).map((event) => event.type)).toEqual(['dispute.created']);
   });
 
+  it('a queued dispute whose deadline the processor moves is planned again from the new deadline', async () => {
+    const org = await newOrg();
+    const account = await connect(org);
+    const dispute = processorOf(account).add();
+    await poll(account);
+    const planned = new Date(Date.now() + 3 * 86_400_000);
+    await setStored(org, dispute.id, { state: 'queued', submitAt: planned });
+    const dueBy = new Date(Date.now() + 30 * 3_600_000);
+    processorOf(account).change(dispute.id, { dueBy });
+    await poll(account);
+
+    const [stored] = await storedDisputes(org, [dispute.id]);
+    // The organisation's queue lead is 24 hours.
+    expect(stored?.state).toBe('queued');
+    expect(stored?.submitAt?.getTime()).toBe(dueBy.getTime() - 24 * 3_600_000);
+  });
+
   it('a dispute the API queues while a page is being written stays queued (the page waits for the lock)', async () => {
     const org = await newOrg();
     const account = await connect(org);

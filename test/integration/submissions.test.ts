@@ -238,6 +238,46 @@ describe('a failed submission', () => {
   });
 });
 
+describe('a dispute the processor moved on before its evidence was sent', () => {
+  it('is not sent, and keeps the state the processor gave it; the attempt ends failed', async () => {
+    const { dispute } = await submittableDispute(api, tenant);
+    const submission = await interruptedSubmission(dispute.id);
+    // The mirror reported it under review while the attempt waited (a retry after a timeout, say).
+    await api.db.db
+      .update(disputes)
+      .set({ state: 'under_review' })
+      .where(and(eq(disputes.orgId, tenant.org), eq(disputes.id, dispute.id)));
+    const mock = new MockAdapter();
+
+    expect(await runSubmission(depsWith(mock), submission, first)).toEqual({
+      status: 'failed',
+      message: `Not sent: dispute '${dispute.id}' is under_review, no longer compiling_evidence.`,
+    });
+    expect(mock.calls).toBe(0);
+    expect((await getDispute(api, tenant.key, dispute.id)).state).toBe('under_review');
+    expect(await submissionRow(submission)).toMatchObject({ status: 'failed' });
+    expect(await eventsOf(dispute.id, 'dispute.submission_failed')).toHaveLength(0);
+  });
+});
+
+describe('an operator retry of a failed submission that could no longer be submitted', () => {
+  it('is refused with the reason, and nothing is sent', async () => {
+    const { dispute } = await submittableDispute(api, tenant, { charge: `ch_mock_refuse_${Date.now()}` });
+    const submission = await interruptedSubmission(dispute.id);
+    const mock = new MockAdapter();
+    await runSubmission(depsWith(mock), submission, first);
+    await api.db.db
+      .update(disputes)
+      .set({ dueBy: new Date(Date.now() - 1000) })
+      .where(and(eq(disputes.orgId, tenant.org), eq(disputes.id, dispute.id)));
+
+    await expect(
+      runSubmission(depsWith(mock), submission, { attemptsMade: 1, final: false }),
+    ).rejects.toThrow(/^Not retrying: The dispute was due by /);
+    expect(mock.calls).toBe(1);
+  });
+});
+
 describe('a database failure while recording the outcome', () => {
   it('leaves the attempt pending, and the retry finishes it with the same idempotency key', async () => {
     const { dispute } = await submittableDispute(api, tenant);

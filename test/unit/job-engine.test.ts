@@ -18,10 +18,11 @@ describe('retryDelay', () => {
     }
   });
 
-  it('processor calls: the processor Retry-After wins, capped at an hour', () => {
-    expect(retryDelay('processor', 1, 2000, failure(7))).toBe(7000);
-    expect(retryDelay('processor', 9, 2000, failure(7))).toBe(7000);
-    expect(retryDelay('processor', 1, 2000, failure(86_400))).toBe(3_600_000);
+  it('processor calls: never sooner than the Retry-After, up to a fifth later, capped at an hour', () => {
+    expect(retryDelay('processor', 1, 2000, failure(7), () => 0)).toBe(7000);
+    expect(retryDelay('processor', 9, 2000, failure(7), () => 0)).toBe(7000);
+    expect(retryDelay('processor', 1, 2000, failure(7), () => 1)).toBe(8400);
+    expect(retryDelay('processor', 1, 2000, failure(86_400), () => 0)).toBe(3_600_000);
   });
 
   it('webhooks: about 30 s doubling to every 30 minutes, never later than the step', () => {
@@ -79,14 +80,24 @@ describe('Batcher', () => {
     expect(batches).toEqual([[1], [2, 3, 4]]);
   });
 
-  it('fails every call of a batch that throws, and goes on with the next', async () => {
-    let calls = 0;
+  it('runs a batch that throws again one item at a time, failing only the item that fails alone', async () => {
+    const runs: number[][] = [];
     const batcher = new Batcher<number, number>(async (items) => {
-      calls += 1;
-      if (calls === 1) throw new Error('database away');
+      runs.push(items);
+      if (items.includes(2)) throw new Error(`cannot do 2`);
       return items;
     });
-    await expect(batcher.call(1)).rejects.toThrow('database away');
-    expect(await batcher.call(2)).toBe(2);
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const first = batcher.call(0).then(async (value) => {
+      await gate;
+      return value;
+    });
+    const results = [1, 2, 3].map((item) => batcher.call(item).catch((error: Error) => error.message));
+    release();
+    expect(await Promise.all([first, ...results])).toEqual([0, 1, 'cannot do 2', 3]);
+    expect(runs).toEqual([[0], [1, 2, 3], [1], [2], [3]]);
   });
 });

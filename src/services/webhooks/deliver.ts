@@ -103,13 +103,15 @@ export function webhookDeliverer(deps: DeliveryDeps): Deliver {
     const delivery = await loads.call(deliveryId);
     if (delivery?.status !== 'pending') return { status: 'skipped' };
     // A test event is sent to a disabled endpoint too: it is how a client checks it before enabling it again.
-    if (!delivery.enabled && delivery.type !== 'test') {
-      const reason = `endpoint disabled: ${delivery.disabledReason ?? 'by request'}`;
+    const abandon = async (reason: string) => {
       await deps.db
         .update(webhookDeliveries)
         .set({ status: 'failed', lastError: reason, nextAttemptAt: null, completedAt: now(deps) })
         .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.status, 'pending')));
-      return { status: 'abandoned', reason };
+      return { status: 'abandoned', reason } as const;
+    };
+    if (!delivery.enabled && delivery.type !== 'test') {
+      return abandon(`endpoint disabled: ${delivery.disabledReason ?? 'by request'}`);
     }
 
     const body = JSON.stringify(
@@ -119,7 +121,15 @@ export function webhookDeliverer(deps: DeliveryDeps): Deliver {
       ),
     );
     const attemptedAt = now(deps);
-    const headers = webhookHeaders(deps.secrets.open(delivery.secret), deliveryId, attemptedAt, body);
+    let secret: string;
+    try {
+      secret = deps.secrets.open(delivery.secret);
+    } catch {
+      // Sealed under another APP_SECRET: no retry can sign it, so the delivery ends now, visibly, rather
+      // than retrying unseen for days. Every process must share one APP_SECRET (README, Configuration).
+      return abandon('the signing secret cannot be read: this process has a different APP_SECRET');
+    }
+    const headers = webhookHeaders(secret, deliveryId, attemptedAt, body);
     const result = await deps.sender.send(delivery.url, headers, body);
     if (result.ok && result.status !== null) {
       await successes.call({ delivery, attemptedAt, result, completedAt: now(deps) });
