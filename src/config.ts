@@ -57,7 +57,8 @@ const settings = z.object({
   ADMIN_PASSWORD: z.string().min(1).optional(),
   /** Which workers a process runs: a comma-separated list of queue names, `all`, or `none`. */
   WORKERS: workerList,
-  SUBMISSION_CONCURRENCY: concurrency.default(10),
+  /** Processor calls wait on the network: a worker keeps many in flight, and their writes share batches. */
+  SUBMISSION_CONCURRENCY: concurrency.default(50),
   WEBHOOK_CONCURRENCY: concurrency.default(50),
   MIRROR_CONCURRENCY: concurrency.default(4),
   /**

@@ -40,7 +40,7 @@ const target = 0.3;
 
 await runBench(async () => {
   const config = loadConfig({ DATABASE_URL: 'postgres://unused', REDIS_URL: redisUrl });
-  const concurrency = Number(process.env.C ?? config.SUBMISSION_CONCURRENCY);
+  const concurrency = config.SUBMISSION_CONCURRENCY;
   console.log(
     `submission bench${quick ? ' (--quick)' : ''}: ${describeMachine()}; ${count} disputes, ` +
       `concurrency ${concurrency}`,
@@ -119,7 +119,6 @@ await runBench(async () => {
     logger,
     config: {
       ...config,
-      SUBMISSION_CONCURRENCY: concurrency,
       DATABASE_URL: database.url,
       QUEUE_PREFIX: prefix,
       DEADLINE_SWEEP_SECONDS: 3600,

@@ -16,7 +16,7 @@ describe('loadConfig', () => {
       RATE_LIMIT_PER_SECOND: 100,
       KEY_CACHE_SECONDS: 30,
       WORKERS: ['mirror', 'submission', 'deadline', 'webhook'],
-      SUBMISSION_CONCURRENCY: 10,
+      SUBMISSION_CONCURRENCY: 50,
       WEBHOOK_CONCURRENCY: 50,
       MIRROR_CONCURRENCY: 4,
       JOB_LOCK_SECONDS: 30,
