@@ -1,8 +1,8 @@
 /**
  * Coalesces concurrent calls into batches: a call made while a batch is running waits for the next one,
- * which takes every call that arrived meanwhile. Idle, a call runs at once (no added latency); under load,
- * batches grow with the number of concurrent jobs, so they share round trips to Postgres instead of
- * queueing for a connection each.
+ * which takes every call that arrived meanwhile. Idle, a call runs at the end of the current turn of the
+ * event loop (with the calls made in that turn); under load, batches grow with the number of concurrent
+ * jobs, so they share round trips to Postgres instead of queueing for a connection each.
  *
  * `run` answers each item in order, or throws; a batch that throws is run again one item at a time, so a
  * failure reaches only the calls it belongs to.
@@ -21,12 +21,15 @@ export class Batcher<In, Out> {
   call(item: In): Promise<Out> {
     return new Promise<Out>((resolve, reject) => {
       this.#waiting.push({ item, resolve, reject });
-      if (!this.#running) void this.#drain();
+      if (this.#running) return;
+      // The first call of an idle spell waits out the current turn of the event loop, so calls made in
+      // the same turn (jobs fetched together) start as one batch.
+      this.#running = true;
+      setImmediate(() => void this.#drain());
     });
   }
 
   async #drain(): Promise<void> {
-    this.#running = true;
     while (this.#waiting.length > 0) {
       const batch = this.#waiting.splice(0, this.#maxBatch);
       try {

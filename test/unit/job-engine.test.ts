@@ -62,7 +62,7 @@ describe('SecretBox', () => {
 });
 
 describe('Batcher', () => {
-  it('runs an idle call at once, and gathers calls made meanwhile into the next batch', async () => {
+  it('batches the calls of one turn, and gathers calls made while a batch runs into the next', async () => {
     const batches: number[][] = [];
     let release = () => {};
     const gate = new Promise<void>((resolve) => {
@@ -73,31 +73,26 @@ describe('Batcher', () => {
       if (batches.length === 1) await gate;
       return items.map((item) => item * 10);
     });
-    const first = batcher.call(1);
-    const rest = [2, 3, 4].map((item) => batcher.call(item));
+    const first = [1, 2].map((item) => batcher.call(item));
+    await new Promise((resolve) => setImmediate(resolve));
+    const rest = [3, 4, 5].map((item) => batcher.call(item));
     release();
-    expect(await Promise.all([first, ...rest])).toEqual([10, 20, 30, 40]);
-    expect(batches).toEqual([[1], [2, 3, 4]]);
+    expect(await Promise.all([...first, ...rest])).toEqual([10, 20, 30, 40, 50]);
+    expect(batches).toEqual([
+      [1, 2],
+      [3, 4, 5],
+    ]);
   });
 
   it('runs a batch that throws again one item at a time, failing only the item that fails alone', async () => {
     const runs: number[][] = [];
     const batcher = new Batcher<number, number>(async (items) => {
       runs.push(items);
-      if (items.includes(2)) throw new Error(`cannot do 2`);
+      if (items.includes(2)) throw new Error('cannot do 2');
       return items;
     });
-    let release = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const first = batcher.call(0).then(async (value) => {
-      await gate;
-      return value;
-    });
     const results = [1, 2, 3].map((item) => batcher.call(item).catch((error: Error) => error.message));
-    release();
-    expect(await Promise.all([first, ...results])).toEqual([0, 1, 'cannot do 2', 3]);
-    expect(runs).toEqual([[0], [1, 2, 3], [1], [2], [3]]);
+    expect(await Promise.all(results)).toEqual([1, 'cannot do 2', 3]);
+    expect(runs).toEqual([[1, 2, 3], [1], [2], [3]]);
   });
 });
