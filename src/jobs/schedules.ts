@@ -1,3 +1,5 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { JobSchedulerJson } from 'bullmq';
 import { eq } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { connectedAccounts } from '../db/schema/index.js';
@@ -17,6 +19,12 @@ export interface ScheduleSettings {
 
 const accountSchedulerPrefix = 'mirror-';
 
+/** The job options a scheduler's jobs carry: the catalog's, minus what only single jobs use. */
+function schedulerOptions(name: JobName) {
+  const { attempts, backoff, removeOnComplete, removeOnFail } = jobCatalog[name].options;
+  return { attempts, backoff, removeOnComplete, removeOnFail };
+}
+
 async function upsertScheduler<Name extends JobName>(
   queues: Queues,
   schedulerId: string,
@@ -25,15 +33,22 @@ async function upsertScheduler<Name extends JobName>(
   payload: JobPayload<Name>,
 ): Promise<void> {
   const definition = jobCatalog[name];
-  const { attempts, backoff, removeOnComplete, removeOnFail } = definition.options;
   await queues.byName[definition.queue].upsertJobScheduler(
     schedulerId,
     { every: everyMs },
-    {
-      name,
-      data: definition.payload.parse(payload),
-      opts: { attempts, backoff, removeOnComplete, removeOnFail },
-    },
+    { name, data: definition.payload.parse(payload), opts: schedulerOptions(name) },
+  );
+}
+
+/**
+ * Whether Redis's scheduler is the one the code asks for: its interval, and its job options (a deploy
+ * that changes a retry policy reaches the schedulers made before it).
+ */
+function upToDate(scheduler: JobSchedulerJson | undefined, everyMs: number, name: JobName): boolean {
+  if (scheduler?.every !== everyMs || scheduler.name !== name) return false;
+  const options = scheduler.template?.opts as Record<string, unknown> | undefined;
+  return Object.entries(schedulerOptions(name)).every(([key, value]) =>
+    isDeepStrictEqual(options?.[key], value),
   );
 }
 
@@ -65,7 +80,7 @@ export async function syncSchedules(db: Db, queues: Queues, settings: ScheduleSe
   ];
   for (const { id, everyMs, name } of fixed) {
     const existing = await queues.byName[jobCatalog[name].queue].getJobScheduler(id);
-    if (existing?.every !== everyMs) await upsertScheduler(queues, id, everyMs, name, {});
+    if (!upToDate(existing, everyMs, name)) await upsertScheduler(queues, id, everyMs, name, {});
   }
   const accounts = await db
     .select({
@@ -76,12 +91,14 @@ export async function syncSchedules(db: Db, queues: Queues, settings: ScheduleSe
     .from(connectedAccounts)
     .where(eq(connectedAccounts.status, 'active'));
   const wanted = new Map(accounts.map((account) => [`${accountSchedulerPrefix}${account.uid}`, account]));
-  const present = new Map<string, number | undefined>();
+  const present = new Map<string, JobSchedulerJson>();
   for (const scheduler of await queues.byName.mirror.getJobSchedulers(0, -1)) {
-    present.set(scheduler.key, scheduler.every);
+    present.set(scheduler.key, scheduler);
     if (!wanted.has(scheduler.key)) await queues.byName.mirror.removeJobScheduler(scheduler.key);
   }
   for (const [key, account] of wanted) {
-    if (present.get(key) !== account.pollIntervalSeconds * 1000) await scheduleAccount(queues, account);
+    if (!upToDate(present.get(key), account.pollIntervalSeconds * 1000, 'pollAccount')) {
+      await scheduleAccount(queues, account);
+    }
   }
 }
