@@ -36,9 +36,9 @@ describe('a connected account', () => {
       { org: tenant.org, mode: 'test', processor: 'mock', pollIntervalSeconds: 10 },
     );
 
-    await expect
-      .poll(async () => (await account(connected.uid))?.lastPolledAt, { timeout: 10_000 })
-      .toBeTruthy();
+    // The run pages through all 120 (two pages, each committed with its cursor) before the list is read.
+    await expect.poll(async () => (await account(connected.uid))?.cursor, { timeout: 10_000 }).toBe('120.0');
+    expect((await account(connected.uid))?.lastPolledAt).toBeInstanceOf(Date);
     const listed = await api.call<{ data: Record<string, unknown>[]; has_more: boolean }>(
       'GET',
       '/v1/disputes',
@@ -51,7 +51,6 @@ describe('a connected account', () => {
     expect(listed.body.data).toHaveLength(100);
     expect(listed.body.has_more).toBe(true);
     expect(listed.body.data[0]).toMatchObject({ source: 'mock', processor: null, account: 'default' });
-    expect((await account(connected.uid))?.cursor).toBe('120.0');
   });
 
   it('whose processor has no adapter fails its job at once, and says why on the account', async () => {
