@@ -365,6 +365,28 @@ describe('test events and redelivery', () => {
     await endpoint.receiver.close();
   });
 
+  it('retries a failed test event to an endpoint disabled for its failures, instead of giving up at once', async () => {
+    const { test_key } = await api.createOrg();
+    const endpoint = await receivingEndpoint(api, test_key, {}, [500, 200]);
+    await api.db.db
+      .update(webhookEndpoints)
+      .set({
+        enabled: false,
+        disabledReason: 'disabled by the test',
+        failingSince: new Date(Date.now() - 4 * day),
+      })
+      .where(eq(webhookEndpoints.id, endpoint.id));
+    await api.call('POST', `/v1/webhook_endpoints/${endpoint.id}/test`, { key: test_key });
+    const [first] = await endpoint.receiver.waitFor(1);
+    const deliveryId = first?.payload.id as string;
+    await jobs.wait(deliveryId, 'delayed');
+    expect(await deliveryRow(api, deliveryId)).toMatchObject({ status: 'pending', attempts: 1 });
+    await promoteRetry(api, deliveryId);
+    await jobs.wait(deliveryId, 'completed');
+    expect(await deliveryRow(api, deliveryId)).toMatchObject({ status: 'succeeded', attempts: 2 });
+    await endpoint.receiver.close();
+  });
+
   it('redelivers an event: the same webhook-id again, attempts counted on, and endpoints that match now', async () => {
     const { test_key } = await api.createOrg();
     const first = await receivingEndpoint(api, test_key);

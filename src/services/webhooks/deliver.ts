@@ -208,7 +208,8 @@ async function recordFailure(
       .returning({ failingSince: webhookEndpoints.failingSince, enabled: webhookEndpoints.enabled });
     const decision = afterFailure({
       firstAttemptAt: delivery.firstAttemptAt ?? attemptedAt,
-      failingSince: endpoint?.failingSince ?? attemptedAt,
+      // A disabled endpoint still takes test events; its old run of failures must not end them at once.
+      failingSince: endpoint?.enabled ? (endpoint.failingSince ?? attemptedAt) : attemptedAt,
       now: at,
     });
     const disabling = decision.disableEndpoint && endpoint?.enabled === true;
