@@ -1,4 +1,4 @@
-import { and, eq, inArray, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Db, Tx } from '../db/client.js';
 import { preparedFor } from '../db/prepared.js';
@@ -88,10 +88,16 @@ export async function loadTemplates(
   const naming = named.filter((dispute) => dispute.template !== null);
   if (naming.length === 0) return new Map();
   const keys = [...new Map(naming.map((d) => [`${d.orgId}/${d.livemode}/${d.template}`, d])).values()];
+  // The keys go as three array parameters, so the statement's text is the same for any number of them.
   const rows = await db
     .select()
     .from(templates)
-    .where(or(...keys.map((d) => and(ownedBy(templates, d), eq(templates.id, d.template ?? '')))));
+    .where(
+      sql`(${templates.orgId}, ${templates.livemode}, ${templates.id}) in (select * from unnest(
+        ${sql.param(keys.map((d) => d.orgId))}::text[],
+        ${sql.param(keys.map((d) => String(d.livemode)))}::text[]::boolean[],
+        ${sql.param(keys.map((d) => d.template ?? ''))}::text[]))`,
+    );
   const byKey = new Map(rows.map((row) => [`${row.orgId}/${row.livemode}/${row.id}`, row]));
   const byDispute = new Map<string, TemplateRow>();
   for (const d of naming) {

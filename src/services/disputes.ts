@@ -1,6 +1,7 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client.js';
 import { preparedFor } from '../db/prepared.js';
+import { anyOf } from '../db/schema/columns.js';
 import { disputes, templates } from '../db/schema/index.js';
 import type { CreateInput, EvidenceInput, SubmitInput, UpdateInput } from '../domain/dispute-input.js';
 import { ApiError, notFound } from '../domain/errors.js';
@@ -256,7 +257,7 @@ export async function prepareQueuedDisputes(
     const rows = await tx
       .select()
       .from(disputes)
-      .where(inArray(disputes.uid, disputeUids))
+      .where(anyOf(disputes.uid, disputeUids, 'uuid'))
       .orderBy(disputes.orgId, disputes.livemode, disputes.id)
       .for('update');
     const due = rows.filter(
@@ -276,9 +277,10 @@ export async function prepareQueuedDisputes(
         .update(disputes)
         .set({ state: 'needs_response', submitAt: null, updatedAt: new Date() })
         .where(
-          inArray(
+          anyOf(
             disputes.uid,
             refused.map((dispute) => dispute.uid),
+            'uuid',
           ),
         )
         .returning();

@@ -1,7 +1,9 @@
-import { and, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
 import { Batcher } from '../db/batcher.js';
 import type { Db, Tx } from '../db/client.js';
+import { anyOf } from '../db/schema/columns.js';
 import { disputes, submissions, templates } from '../db/schema/index.js';
+import { statement } from '../db/statements.js';
 import { submitProblem } from '../domain/submittable.js';
 import { newId } from '../ids.js';
 import { describeError, type Logger } from '../logger.js';
@@ -66,29 +68,37 @@ export async function prepareSubmissions(
   items: readonly { dispute: DisputeRow; adapter: string; returnTo?: string; claimForMs?: number }[],
 ): Promise<{ submissionId: string; dispute: DisputeRow; submission: SubmissionRow }[]> {
   if (items.length === 0) return [];
-  const rows = await tx
-    .insert(submissions)
-    .values(
-      items.map(({ dispute, adapter, returnTo, claimForMs }) => ({
-        id: newId('submission'),
-        orgId: dispute.orgId,
-        livemode: dispute.livemode,
-        disputeUid: dispute.uid,
-        adapter,
-        previousState: returnTo ?? dispute.state,
-        evidence: evidenceOf(dispute) as unknown as Record<string, unknown>,
-        // A runner that goes on to call the processor itself holds the attempt from the start.
-        claimedUntil: claimForMs === undefined ? null : leaseEnd(claimForMs),
-      })),
-    )
-    .returning();
+  const rows: SubmissionRow[] = items.map(({ dispute, adapter, returnTo, claimForMs }) => ({
+    id: newId('submission'),
+    orgId: dispute.orgId,
+    livemode: dispute.livemode,
+    disputeUid: dispute.uid,
+    status: 'pending',
+    adapter,
+    previousState: returnTo ?? dispute.state,
+    evidence: evidenceOf(dispute) as unknown as Record<string, unknown>,
+    processorReference: null,
+    failure: null,
+    // A runner that goes on to call the processor itself holds the attempt from the start.
+    claimedUntil: claimForMs === undefined ? null : new Date(Date.now() + claimForMs),
+    failedAtJobAttempt: null,
+    retriedAs: null,
+    createdAt: new Date(),
+    completedAt: null,
+  }));
+  await insertSubmissions.run(tx, {
+    rows: JSON.stringify(
+      rows.map((row, index) => ({ ...row, claimForMs: items[index]?.claimForMs ?? null })),
+    ),
+  });
   const compiling = await tx
     .update(disputes)
     .set({ state: 'compiling_evidence', updatedAt: new Date() })
     .where(
-      inArray(
+      anyOf(
         disputes.uid,
         items.map((item) => item.dispute.uid),
+        'uuid',
       ),
     )
     .returning();
@@ -99,6 +109,14 @@ export async function prepareSubmissions(
     return { submissionId: submission.id, dispute, submission };
   });
 }
+
+/** One statement of constant text for any number of attempts: the rows travel as one JSON parameter. */
+const insertSubmissions = statement<{ rows: string }>(sql`
+  insert into ${submissions} (id, org_id, livemode, dispute_uid, adapter, previous_state, evidence, claimed_until)
+  select id, "orgId", livemode, "disputeUid", adapter, "previousState", evidence,
+    now() + "claimForMs" * interval '1 millisecond'
+  from jsonb_to_recordset(${sql.placeholder('rows')}::jsonb) as attempt(id text, "orgId" text,
+    livemode boolean, "disputeUid" uuid, adapter text, "previousState" text, evidence jsonb, "claimForMs" integer)`);
 
 export async function prepareSubmission(
   tx: Tx,
@@ -259,7 +277,7 @@ async function claimMany(db: Db, ids: string[], leaseMs: number): Promise<(Claim
     .set({ claimedUntil: leaseEnd(leaseMs) })
     .where(
       and(
-        inArray(submissions.id, ids),
+        anyOf(submissions.id, ids, 'text'),
         eq(submissions.status, 'pending'),
         or(isNull(submissions.claimedUntil), lt(submissions.claimedUntil, sql`now()`)),
       ),
@@ -273,9 +291,10 @@ async function claimMany(db: Db, ids: string[], leaseMs: number): Promise<(Claim
           .from(disputes)
           .leftJoin(templates, templateOfDispute)
           .where(
-            inArray(
+            anyOf(
               disputes.uid,
               claimed.map((submission) => submission.disputeUid),
+              'uuid',
             ),
           );
   const byUid = new Map(found.map((row) => [row.dispute.uid, row]));
@@ -471,9 +490,10 @@ async function finishMany(db: Db, items: Finish[]): Promise<boolean[]> {
  */
 function stillCompiling(items: readonly Finish[]) {
   return and(
-    inArray(
+    anyOf(
       disputes.uid,
       items.map(({ claimed }) => claimed.dispute.uid),
+      'uuid',
     ),
     eq(disputes.state, 'compiling_evidence'),
   );

@@ -25,3 +25,12 @@ export function stateIn(column: AnyPgColumn, values: readonly string[]): SQL {
   const list = values.map((value) => `'${value.replaceAll("'", "''")}'`).join(', ');
   return sql`${column} in (${sql.raw(list)})`;
 }
+
+/**
+ * `column = any($1::type[])`: one parameter whatever the number of values, so the statement's text is the
+ * same for every batch, and Postgres parses and plans it once per connection (an IN list of n parameters
+ * is a new statement for every n).
+ */
+export function anyOf(column: AnyPgColumn, values: readonly string[], type: 'uuid' | 'text'): SQL {
+  return sql`${column} = any(${sql.param(values)}::${sql.raw(type)}[])`;
+}
