@@ -53,7 +53,7 @@ export async function startService(
       secrets: runtime.secrets,
       allowPrivateWebhooks: config.WEBHOOK_ALLOW_PRIVATE,
     },
-    { admin: boardFor(config, queues, logger) },
+    { admin: boardFor(config, queues, redis, logger) },
   );
 
   const tls = await loadTls(config);

@@ -126,7 +126,7 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     secrets: engine.secrets,
     allowPrivateWebhooks: config.WEBHOOK_ALLOW_PRIVATE,
   };
-  const app = createApp(deps, { admin: boardFor(config, queues, logger) });
+  const app = createApp(deps, { admin: boardFor(config, queues, redis, logger) });
   const tls = await testTls();
   const https = createHttpsServer({ cert: tls.cert, key: tls.key }, app);
   const http = createHttpServer(app);
