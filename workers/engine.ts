@@ -25,6 +25,9 @@ export interface RunningWorkers {
 /** How often a worker process makes Redis's schedulers agree with Postgres (a flushed Redis loses them). */
 const scheduleCheckMs = 60_000;
 
+/** The outbox relay also runs on a schedule, catching events whose change notification was missed. */
+const relaySweepMs = 30_000;
+
 /**
  * Runs the workers for `names`. The process that runs them also keeps the schedulers: it syncs them at
  * start and every minute after.
@@ -33,7 +36,7 @@ export async function startWorkers(deps: EngineDeps, names: readonly QueueName[]
   const { config, logger } = deps;
   const scheduleSettings = {
     deadlineSweepMs: config.DEADLINE_SWEEP_SECONDS * 1000,
-    relaySweepMs: relaySweepMs,
+    relaySweepMs,
   };
   if (names.length > 0) await syncSchedules(deps.db, deps.queues, scheduleSettings);
   const concurrency: Record<QueueName, number> = {
@@ -85,6 +88,3 @@ export async function startWorkers(deps: EngineDeps, names: readonly QueueName[]
     },
   };
 }
-
-/** The outbox relay also runs on a schedule, catching events whose change notification was missed. */
-const relaySweepMs = 30_000;
