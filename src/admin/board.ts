@@ -53,34 +53,38 @@ export function boardFor(
   );
 }
 
-/** Wrong guesses an address may make in a window before it is refused outright. */
+/** Sign-in attempts an address may make in a window without getting one right. */
 const maxFailures = 10;
 const failureWindowSeconds = 300;
 
 export interface SignInGuard {
-  blocked(address: string): Promise<boolean>;
-  failed(address: string): Promise<void>;
+  /** Counts an attempt with credentials; false once the address has used up its tries in the window. */
+  attempt(address: string): Promise<boolean>;
+  /** A right answer: the address starts afresh. */
+  succeeded(address: string): Promise<void>;
 }
 
 /**
- * Counts wrong operator credentials per address in Redis (shared by every web process); past
- * `maxFailures` in the window, the address is refused before its credentials are even checked, so
- * guessing cannot go on. Like the API's rate limits it fails open: a Redis outage must not lock on-call out.
+ * Counts operator sign-in attempts per address in Redis (shared by every web process), before the
+ * credentials are checked, so parallel guesses cannot outrun the count; a right answer clears it. Past
+ * `maxFailures` in the window, the address is refused without a check. Like the API's rate limits it
+ * fails open: a Redis outage must not lock on-call out.
  */
 export function signInGuard(redis: Redis, prefix: string): SignInGuard {
-  const key = (address: string) => `${prefix}:admin-failures:${address}`;
+  const key = (address: string) => `${prefix}:admin-attempts:${address}`;
   return {
-    async blocked(address) {
-      const count = await redis.get(key(address)).catch(() => null);
-      return Number(count ?? 0) >= maxFailures;
-    },
-    async failed(address) {
-      await redis
+    async attempt(address) {
+      const counted = await redis
         .multi()
+        .set(key(address), 0, 'EX', failureWindowSeconds, 'NX')
         .incr(key(address))
-        .expire(key(address), failureWindowSeconds, 'NX')
         .exec()
-        .catch(() => undefined);
+        .catch(() => null);
+      const count = Number(counted?.[1]?.[1] ?? 0);
+      return count <= maxFailures;
+    },
+    async succeeded(address) {
+      await redis.del(key(address)).catch(() => undefined);
     },
   };
 }
@@ -92,7 +96,11 @@ function basicAuth(credentials: { user: string; password: string }, guard: SignI
   const expected = digest(`${credentials.user}:${credentials.password}`);
   return async (req: Request, res: Response, next: NextFunction) => {
     const address = req.ip ?? 'unknown';
-    if (await guard.blocked(address)) {
+    const [scheme, encoded] = (req.headers.authorization ?? '').split(' ');
+    const given =
+      scheme?.toLowerCase() === 'basic' && encoded ? Buffer.from(encoded, 'base64').toString() : '';
+    // A request without credentials (a browser's first, to get the prompt) is no attempt.
+    if (given && !(await guard.attempt(address))) {
       res
         .status(429)
         .set('Retry-After', String(failureWindowSeconds))
@@ -105,15 +113,11 @@ function basicAuth(credentials: { user: string; password: string }, guard: SignI
         });
       return;
     }
-    const [scheme, encoded] = (req.headers.authorization ?? '').split(' ');
-    const given =
-      scheme?.toLowerCase() === 'basic' && encoded ? Buffer.from(encoded, 'base64').toString() : '';
     if (given && timingSafeEqual(digest(given), expected)) {
+      await guard.succeeded(address);
       next();
       return;
     }
-    // A request without credentials (a browser's first, to get the prompt) is no guess.
-    if (given) await guard.failed(address);
     res
       .status(401)
       .set('WWW-Authenticate', 'Basic realm="Rebuttal operators", charset="UTF-8"')

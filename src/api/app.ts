@@ -69,7 +69,9 @@ export function createApp(deps: AppDeps, options: { admin?: RequestHandler } = {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.set('trust proxy', deps.trustProxy);
+  // One hop: the load balancer in front. Its X-Forwarded-Proto counts, and the client address is the one
+  // it saw, not whatever a client wrote into X-Forwarded-For (the board's sign-in guard counts by it).
+  app.set('trust proxy', deps.trustProxy ? 1 : false);
   app.set('query parser', parseQueryString);
   app.use(requestLog(deps.logger));
 

@@ -253,12 +253,13 @@ export async function prepareQueuedDisputes(
 ): Promise<QueuedOutcome[]> {
   const at = now(deps);
   return deps.db.transaction(async (tx) => {
-    // Locked in the order the mirror locks a page in (tenant, then id), so neither can deadlock the other.
+    // Locked in the order the mirror locks a page in (tenant, then id in code-unit order, which the "C"
+    // collation is for these ASCII ids), so neither can deadlock the other.
     const rows = await tx
       .select()
       .from(disputes)
       .where(anyOf(disputes.uid, disputeUids, 'uuid'))
-      .orderBy(disputes.orgId, disputes.livemode, disputes.id)
+      .orderBy(disputes.orgId, disputes.livemode, sql`${disputes.id} collate "C"`)
       .for('update');
     const due = rows.filter(
       (dispute) => dispute.state === 'queued' && dispute.submitAt && dispute.submitAt <= at,
@@ -306,7 +307,12 @@ export async function prepareQueuedDisputes(
       const template = templates.get(dispute.uid) ?? null;
       outcomes.set(dispute.uid, { status: 'prepared', claimed: { submission, dispute, template } });
     }
-    return disputeUids.map((uid) => outcomes.get(uid) ?? { status: 'skipped' });
+    // Two jobs for one dispute in a batch (its old moment and its new one): the first takes it.
+    return disputeUids.map((uid) => {
+      const outcome = outcomes.get(uid) ?? { status: 'skipped' };
+      outcomes.delete(uid);
+      return outcome;
+    });
   });
 }
 

@@ -1,7 +1,7 @@
 import { and, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
 import { Batcher } from '../db/batcher.js';
 import type { Db, Tx } from '../db/client.js';
-import { anyOf } from '../db/schema/columns.js';
+import { anyOf, stateIn } from '../db/schema/columns.js';
 import { disputes, submissions, templates } from '../db/schema/index.js';
 import { statement } from '../db/statements.js';
 import { submitProblem } from '../domain/submittable.js';
@@ -207,9 +207,9 @@ export class SubmissionRunner {
     const { db, logger, leaseMs } = this.#deps;
     const adapter = this.#deps.adapters.forDispute(dispute);
     const log = logger.child({ submission: submission.id, dispute: dispute.id, adapter: adapter.name });
-    if (dispute.state !== 'compiling_evidence') {
-      // The processor moved it on meanwhile (mirrored as under review, won, lost): nothing is sent, and
-      // the attempt ends on the record without touching the dispute.
+    if (!sendable.has(dispute.state)) {
+      // The processor decided it meanwhile (mirrored as won, lost, closed): nothing is sent, and the
+      // attempt ends on the record without touching the dispute.
       const message = `Not sent: dispute '${dispute.id}' is ${dispute.state}, no longer compiling_evidence.`;
       const error = new ProcessorError(adapter.name, message, { retryable: false });
       await this.#finishes.call({ claimed, outcome: { error }, attempt });
@@ -271,36 +271,40 @@ export class SubmissionRunner {
 }
 
 /** Takes the leases of the attempts nobody holds, with their disputes; others answer undefined. */
+/**
+ * Takes the leases of the attempts nobody holds, with their disputes; the others answer undefined, and
+ * so does a second call for the same attempt in one batch (one runner per attempt). One transaction, so
+ * a batch that fails leaves no lease behind for its item-by-item retry to trip over.
+ */
 async function claimMany(db: Db, ids: string[], leaseMs: number): Promise<(Claimed | undefined)[]> {
-  const claimed = await db
-    .update(submissions)
-    .set({ claimedUntil: leaseEnd(leaseMs) })
-    .where(
-      and(
-        anyOf(submissions.id, ids, 'text'),
-        eq(submissions.status, 'pending'),
-        or(isNull(submissions.claimedUntil), lt(submissions.claimedUntil, sql`now()`)),
-      ),
-    )
-    .returning();
-  const found =
-    claimed.length === 0
-      ? []
-      : await db
-          .select({ dispute: disputes, template: templates })
-          .from(disputes)
-          .leftJoin(templates, templateOfDispute)
-          .where(
-            anyOf(
-              disputes.uid,
-              claimed.map((submission) => submission.disputeUid),
-              'uuid',
-            ),
-          );
+  const { claimed, found } = await db.transaction(async (tx) => {
+    const claimed = await tx
+      .update(submissions)
+      .set({ claimedUntil: leaseEnd(leaseMs) })
+      .where(
+        and(
+          anyOf(submissions.id, ids, 'text'),
+          eq(submissions.status, 'pending'),
+          or(isNull(submissions.claimedUntil), lt(submissions.claimedUntil, sql`now()`)),
+        ),
+      )
+      .returning();
+    const uids = claimed.map((submission) => submission.disputeUid);
+    const found =
+      uids.length === 0
+        ? []
+        : await tx
+            .select({ dispute: disputes, template: templates })
+            .from(disputes)
+            .leftJoin(templates, templateOfDispute)
+            .where(anyOf(disputes.uid, uids, 'uuid'));
+    return { claimed, found };
+  });
   const byUid = new Map(found.map((row) => [row.dispute.uid, row]));
   const byId = new Map(claimed.map((submission) => [submission.id, submission]));
   return ids.map((id) => {
     const submission = byId.get(id);
+    byId.delete(id);
     const row = submission && byUid.get(submission.disputeUid);
     return submission && row ? { submission, ...row } : undefined;
   });
@@ -454,14 +458,14 @@ async function finishMany(db: Db, items: Finish[]): Promise<boolean[]> {
       const rows = await tx
         .update(disputes)
         .set({
-          state: 'submitted',
+          state: sql`case when ${disputes.state} = 'compiling_evidence' then 'submitted' else ${disputes.state} end`,
           submittedAt: now,
           // Saturating: a count at the column's limit must not turn a success into an error.
           submittedCount: sql`least(${disputes.submittedCount}, 2147483646) + 1`,
           submitAt: null,
           updatedAt: now,
         })
-        .where(stillCompiling(succeeded))
+        .where(stillOpenTo(succeeded, [...sendable]))
         .returning();
       record('dispute.submitted', rows);
     }
@@ -475,7 +479,7 @@ async function finishMany(db: Db, items: Finish[]): Promise<boolean[]> {
       const rows = await tx
         .update(disputes)
         .set({ state, updatedAt: now })
-        .where(stillCompiling(group))
+        .where(stillOpenTo(group, ['compiling_evidence']))
         .returning();
       record('dispute.submission_failed', rows);
     }
@@ -485,17 +489,25 @@ async function finishMany(db: Db, items: Finish[]): Promise<boolean[]> {
 }
 
 /**
- * The disputes of these attempts that still wait on them: one the processor has since moved on (the
- * mirror reported it under review, won, lost) keeps the processor's state and gets no event from us.
+ * States an attempt may still be sent from: waiting on it, or under review already, which is the
+ * processor's reaction to it when an earlier call got through but its answer was lost (a timeout). Sent
+ * again with the same idempotency key, the processor recognises it.
  */
-function stillCompiling(items: readonly Finish[]) {
+const sendable = new Set(['compiling_evidence', 'under_review', 'warning_under_review']);
+
+/**
+ * The disputes of these attempts that an outcome may still change: a success is recorded on one waiting
+ * on it or already under review (keeping the processor's state), a failure only on one still waiting.
+ * One the processor has decided since keeps its state and gets no event from us.
+ */
+function stillOpenTo(items: readonly Finish[], states: readonly string[]) {
   return and(
     anyOf(
       disputes.uid,
       items.map(({ claimed }) => claimed.dispute.uid),
       'uuid',
     ),
-    eq(disputes.state, 'compiling_evidence'),
+    stateIn(disputes.state, states),
   );
 }
 

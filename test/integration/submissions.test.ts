@@ -238,23 +238,42 @@ describe('a failed submission', () => {
   });
 });
 
-describe('a dispute the processor moved on before its evidence was sent', () => {
-  it('is not sent, and keeps the state the processor gave it; the attempt ends failed', async () => {
+describe('a dispute the processor moved on before the attempt was sent again', () => {
+  async function movedTo(state: string) {
     const { dispute } = await submittableDispute(api, tenant);
     const submission = await interruptedSubmission(dispute.id);
-    // The mirror reported it under review while the attempt waited (a retry after a timeout, say).
+    // The mirror reported a state while the attempt waited for its retry (its first call timed out).
     await api.db.db
       .update(disputes)
-      .set({ state: 'under_review' })
+      .set({ state })
       .where(and(eq(disputes.orgId, tenant.org), eq(disputes.id, dispute.id)));
+    return { dispute, submission };
+  }
+
+  it('under review (the processor took the first call): sent again with its key, recorded as submitted', async () => {
+    const { dispute, submission } = await movedTo('under_review');
+    const mock = new MockAdapter();
+
+    expect(await runSubmission(depsWith(mock), submission, first)).toEqual({ status: 'succeeded' });
+    expect([...mock.accepted.keys()]).toEqual([submission]);
+    expect(await getDispute(api, tenant.key, dispute.id)).toMatchObject({
+      state: 'under_review',
+      submitted_count: 1,
+      submitted_at: expect.any(String),
+    });
+    expect(await eventsOf(dispute.id, 'dispute.submitted')).toHaveLength(1);
+  });
+
+  it('decided (lost): not sent, the processor state kept, the attempt ended failed', async () => {
+    const { dispute, submission } = await movedTo('lost');
     const mock = new MockAdapter();
 
     expect(await runSubmission(depsWith(mock), submission, first)).toEqual({
       status: 'failed',
-      message: `Not sent: dispute '${dispute.id}' is under_review, no longer compiling_evidence.`,
+      message: `Not sent: dispute '${dispute.id}' is lost, no longer compiling_evidence.`,
     });
     expect(mock.calls).toBe(0);
-    expect((await getDispute(api, tenant.key, dispute.id)).state).toBe('under_review');
+    expect((await getDispute(api, tenant.key, dispute.id)).state).toBe('lost');
     expect(await submissionRow(submission)).toMatchObject({ status: 'failed' });
     expect(await eventsOf(dispute.id, 'dispute.submission_failed')).toHaveLength(0);
   });

@@ -167,15 +167,12 @@ async function recordSuccesses(db: Db, successes: Success[]): Promise<void> {
       -- By primary key: a plain join would read the whole pending index, the backlog, for every batch.
       where delivery.id = any(array(select id from done)) and delivery.id = done.id
         and delivery.status = 'pending'
-    ), still as (
-      -- A delivery whose endpoint was deleted meanwhile has no row to log against; the lock keeps one
-      -- that is there from being deleted before this commits. Either way the rest of the batch goes in.
-      select delivery.id from ${webhookDeliveries} as delivery
-      where delivery.id = any(array(select id from done))
-      for key share
+      returning delivery.id
     ), logged as (
+      -- Only the attempts this statement finished: a delivery finished elsewhere (or whose endpoint was
+      -- deleted meanwhile, taking its row) is not logged twice; the update's row lock keeps the rest.
       insert into ${webhookAttempts} (delivery_id, attempted_at, status, duration_ms)
-      select done.id, attempted_at, status, duration_ms from done join still on still.id = done.id
+      select done.id, attempted_at, status, duration_ms from done join finished on finished.id = done.id
     )
     update ${webhookEndpoints} as endpoint set failing_since = null
     from done
