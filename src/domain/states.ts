@@ -146,3 +146,14 @@ export const dueSoonStates = ['needs_response', 'warning_needs_response', 'requi
 
 /** Past `due_by` these were never answered; a queued one means its unattended submission did not happen. */
 export const overdueStates = [...dueSoonStates, 'queued'] as const;
+
+/**
+ * States a prepared submission may still be sent from: waiting on it, or under review already, which is
+ * the processor's reaction to it when an earlier call got through but its answer was lost (a timeout).
+ * Sent again with the same idempotency key, the processor recognises it.
+ */
+export const sendableStates: readonly DisputeState[] = [
+  'compiling_evidence',
+  'under_review',
+  'warning_under_review',
+];

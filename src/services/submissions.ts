@@ -4,6 +4,7 @@ import type { Db, Tx } from '../db/client.js';
 import { anyOf, stateIn } from '../db/schema/columns.js';
 import { disputes, submissions, templates } from '../db/schema/index.js';
 import { statement } from '../db/statements.js';
+import { sendableStates } from '../domain/states.js';
 import { submitProblem } from '../domain/submittable.js';
 import { newId } from '../ids.js';
 import { describeError, type Logger } from '../logger.js';
@@ -465,7 +466,7 @@ async function finishMany(db: Db, items: Finish[]): Promise<boolean[]> {
           submitAt: null,
           updatedAt: now,
         })
-        .where(stillOpenTo(succeeded, [...sendable]))
+        .where(stillOpenTo(succeeded, sendableStates))
         .returning();
       record('dispute.submitted', rows);
     }
@@ -488,12 +489,7 @@ async function finishMany(db: Db, items: Finish[]): Promise<boolean[]> {
   });
 }
 
-/**
- * States an attempt may still be sent from: waiting on it, or under review already, which is the
- * processor's reaction to it when an earlier call got through but its answer was lost (a timeout). Sent
- * again with the same idempotency key, the processor recognises it.
- */
-const sendable = new Set(['compiling_evidence', 'under_review', 'warning_under_review']);
+const sendable = new Set<string>(sendableStates);
 
 /**
  * The disputes of these attempts that an outcome may still change: a success is recorded on one waiting
