@@ -222,7 +222,8 @@ async function recordFailure(
         attempts: sql`${webhookDeliveries.attempts} + 1`,
         lastStatus: result.status,
         lastError: answer,
-        firstAttemptAt: delivery.firstAttemptAt ?? attemptedAt,
+        // The row's own value, not the one read before the call: a redelivery meanwhile restarted it.
+        firstAttemptAt: sql`coalesce(${webhookDeliveries.firstAttemptAt}, ${attemptedAt.toISOString()}::timestamptz)`,
         ...(decision.giveUp
           ? { status: 'failed' as const, nextAttemptAt: null, completedAt: at }
           : { nextAttemptAt: new Date(at.getTime() + retryDelayMs()) }),
