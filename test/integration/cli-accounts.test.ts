@@ -1,16 +1,12 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openQueues, type Queues } from '../../src/jobs/catalog.js';
 import { createOrganisation } from '../../src/services/organisations.js';
+import { runCli } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { redisUrl, testRedisPrefix } from '../helpers/services.js';
-
-const run = promisify(execFile);
-const root = join(import.meta.dirname, '..', '..');
 
 let database: TestDatabase;
 let queues: Queues;
@@ -30,26 +26,14 @@ afterAll(async () => {
 });
 
 /** Runs `npm run cli -- account ...` as an operator would: a separate process on the same database and Redis. */
-async function cli(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      cwd: root,
-      timeout: 20_000,
-      env: {
-        ...process.env,
-        DATABASE_URL: database.url,
-        REDIS_URL: redisUrl,
-        QUEUE_PREFIX: queues.settings.prefix,
-        APP_SECRET: 'cli-accounts-test-secret-of-32-characters',
-        ...env,
-      },
-    });
-    return { stdout, stderr, code: 0 };
-  } catch (error) {
-    const failed = error as { stdout: string; stderr: string; code: number };
-    return { stdout: failed.stdout, stderr: failed.stderr, code: failed.code };
-  }
-}
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  runCli(args, {
+    DATABASE_URL: database.url,
+    REDIS_URL: redisUrl,
+    QUEUE_PREFIX: queues.settings.prefix,
+    APP_SECRET: 'cli-accounts-test-secret-of-32-characters',
+    ...env,
+  });
 
 /** `account connect` of a test-mode mock account of this file's organisation. */
 const connectMock = (id = 'default') => [

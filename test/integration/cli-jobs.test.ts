@@ -1,10 +1,8 @@
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { submissions } from '../../src/db/schema/index.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
+import { runCli } from '../helpers/cli.js';
 import {
   expectError,
   getDispute,
@@ -13,9 +11,6 @@ import {
   submittableDispute,
   type Tenant,
 } from '../helpers/disputes.js';
-
-const run = promisify(execFile);
-const root = join(import.meta.dirname, '..', '..');
 
 let api: TestApi;
 let tenant: Tenant;
@@ -28,23 +23,12 @@ afterAll(async () => {
 });
 
 /** The operator CLI against this file's database and queues, as on-call would run it. */
-async function cli(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      cwd: root,
-      env: {
-        ...process.env,
-        DATABASE_URL: api.db.url,
-        REDIS_URL: api.config.REDIS_URL,
-        QUEUE_PREFIX: api.config.QUEUE_PREFIX,
-      },
-    });
-    return { stdout, stderr, code: 0 };
-  } catch (error) {
-    const failed = error as { stdout: string; stderr: string; code: number };
-    return { stdout: failed.stdout, stderr: failed.stderr, code: failed.code };
-  }
-}
+const cli = (...args: string[]) =>
+  runCli(args, {
+    DATABASE_URL: api.db.url,
+    REDIS_URL: api.config.REDIS_URL,
+    QUEUE_PREFIX: api.config.QUEUE_PREFIX,
+  });
 
 describe('npm run cli -- jobs', () => {
   it('lists a refused submission among the failed jobs, and retrying it submits the dispute', async () => {

@@ -1,11 +1,6 @@
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
-
-const run = promisify(execFile);
-const root = join(import.meta.dirname, '..', '..');
+import { runCli } from '../helpers/cli.js';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -15,19 +10,8 @@ afterAll(async () => {
   await api.close();
 });
 
-/** Runs the operator CLI as an operator would: a separate process against the same database. */
-async function cli(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: api.db.url },
-    });
-    return { stdout, stderr, code: 0 };
-  } catch (error) {
-    const failed = error as { stdout: string; stderr: string; code: number };
-    return { stdout: failed.stdout, stderr: failed.stderr, code: failed.code };
-  }
-}
+/** The CLI against this file's database. */
+const cli = (...args: string[]) => runCli(args, { DATABASE_URL: api.db.url });
 
 describe('npm run cli -- org create', () => {
   it('prints the organisation and its two keys as JSON, and the keys work in their modes', async () => {
