@@ -77,6 +77,22 @@ const settings = z.object({
     .positive()
     .max(24 * 60)
     .default(48),
+  /**
+   * The service's public origin (`https://disputes.example.com`), for links it hands out where no request
+   * says how it was reached (the `response_url` in webhooks). Unset: API answers use the request's host,
+   * webhooks `https://localhost:<PORT>`.
+   */
+  PUBLIC_URL: z
+    .url({ protocol: /^https?$/ })
+    .transform((value) => value.replace(/\/+$/, ''))
+    .optional(),
+  /** How long a signed link to a response document (`response_url`) stays valid. */
+  DOCUMENT_LINK_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(7 * 86_400)
+    .default(3600),
   /** Allow webhook URLs on loopback and private addresses, and plain http (development and tests only). */
   WEBHOOK_ALLOW_PRIVATE: flag,
   /** Where the mock adapter sends its calls; unset, the mock processor runs in-process. */

@@ -5,11 +5,14 @@ export const idPrefixes = {
   organisation: 'org',
   apiKey: 'key',
   submission: 'sub',
+  /** A response document: the evidence and PDF of one submission. */
+  document: 'doc',
   event: 'evt',
   webhookEndpoint: 'we',
   /** A delivery of one event to one endpoint: the webhook's `id` and its stable `webhook-id` header. */
   webhookDelivery: 'wh',
   webhookSecret: 'whsec',
+  personalDataRequest: 'pdr',
 } as const;
 
 const alphabet = '0123456789abcdefghijklmnopqrstuvwxyz';

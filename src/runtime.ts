@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import { connectDatabase, type Database } from './db/client.js';
+import { type DocumentLinks, linksFor } from './documents/links.js';
 import { openQueues, type Queues } from './jobs/catalog.js';
 import type { Logger } from './logger.js';
 import { RemoteMockAdapter } from './processors/mock/remote.js';
@@ -12,21 +13,31 @@ export interface Runtime {
   queues: Queues;
   adapters: AdapterRegistry;
   secrets: SecretBox;
+  links: DocumentLinks;
   logger: Logger;
   config: Config;
   close(): Promise<void>;
 }
 
+/** What APP_SECRET keys: the box sealing stored secrets, and the signer of document links. */
+export function secretsFor(
+  appSecret: string,
+  config: Pick<Config, 'PUBLIC_URL' | 'PORT' | 'DOCUMENT_LINK_SECONDS'>,
+): { secrets: SecretBox; links: DocumentLinks } {
+  return { secrets: new SecretBox(appSecret), links: linksFor(appSecret, config) };
+}
+
 export async function openRuntime(config: Config, logger: Logger): Promise<Runtime> {
   const database = connectDatabase(config.DATABASE_URL);
   const queues = openQueues({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX });
+  const appSecret = await loadAppSecret(config);
   return {
     database,
     queues,
     adapters: createAdapterRegistry(
       config.MOCK_PROCESSOR_URL ? { mock: new RemoteMockAdapter(config.MOCK_PROCESSOR_URL) } : {},
     ),
-    secrets: new SecretBox(await loadAppSecret(config)),
+    ...secretsFor(appSecret, config),
     logger,
     config,
     async close() {

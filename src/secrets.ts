@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -7,13 +7,31 @@ import type { Config } from './config.js';
 /**
  * Secrets this service must read back (processor credentials, webhook signing secrets) are stored
  * sealed with AES-256-GCM under a key derived from APP_SECRET; secrets it only compares (API keys) are
- * hashed instead (services/api-keys.ts).
+ * hashed instead (services/api-keys.ts). Personal data it must recognise but never read back is held
+ * as keyed hashes (`keyedHash`).
  */
 export class SecretBox {
+  readonly #appSecret: string;
   readonly #key: Buffer;
+  readonly #hashKeys = new Map<string, Buffer>();
 
   constructor(appSecret: string) {
+    this.#appSecret = appSecret;
     this.#key = Buffer.from(hkdfSync('sha256', appSecret, 'rebuttal', 'secret-box v1', 32));
+  }
+
+  /**
+   * HMAC-SHA-256 (hex) of `value` under a key derived from APP_SECRET for `purpose` alone: equal values
+   * give equal hashes, so a record can be found again, but without APP_SECRET a hash cannot be tested
+   * against guesses, and a hash made for one purpose says nothing about another.
+   */
+  keyedHash(purpose: string, value: string): string {
+    let key = this.#hashKeys.get(purpose);
+    if (!key) {
+      key = Buffer.from(hkdfSync('sha256', this.#appSecret, 'rebuttal', purpose, 32));
+      this.#hashKeys.set(purpose, key);
+    }
+    return createHmac('sha256', key).update(value, 'utf8').digest('hex');
   }
 
   seal(plain: string): string {

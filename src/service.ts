@@ -51,6 +51,7 @@ export async function startService(
       logger,
       trustProxy: config.TRUST_PROXY,
       secrets: runtime.secrets,
+      links: runtime.links,
       allowPrivateWebhooks: config.WEBHOOK_ALLOW_PRIVATE,
     },
     { admin: boardFor(config, queues, redis, logger) },

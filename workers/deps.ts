@@ -1,5 +1,6 @@
 import type { Config } from '../src/config.js';
 import type { Database, Db } from '../src/db/client.js';
+import type { DocumentLinks } from '../src/documents/links.js';
 import type { Queues } from '../src/jobs/catalog.js';
 import type { Logger } from '../src/logger.js';
 import type { AdapterRegistry } from '../src/processors/registry.js';
@@ -13,6 +14,8 @@ export interface EngineDeps {
   queues: Queues;
   adapters: AdapterRegistry;
   secrets: SecretBox;
+  /** Signs links to response documents (src/documents/links.ts). */
+  links: DocumentLinks;
   logger: Logger;
   config: Config;
 }

@@ -21,7 +21,7 @@ export class WebhookAttemptError extends Error {
  */
 export function webhookHandlers(deps: EngineDeps): Handlers<'webhook'> {
   const sender = createWebhookSender({ allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE });
-  const deliver = webhookDeliverer({ db: deps.db, secrets: deps.secrets, sender });
+  const deliver = webhookDeliverer({ db: deps.db, secrets: deps.secrets, links: deps.links, sender });
   return {
     async relayEvents(_payload, { log }) {
       const report = await relayEvents({ db: deps.db, queues: deps.queues });

@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { boardPath } from '../admin/board.js';
+import { documentPath } from '../documents/links.js';
 import { ApiError } from '../domain/errors.js';
 import type { Caller } from '../services/disputes.js';
 import type { AppDeps, Endpoint } from './endpoint.js';
@@ -17,9 +18,12 @@ import { disputeResponseEndpoint } from './routes/disputes/response.js';
 import { retrieveDisputeEndpoint } from './routes/disputes/retrieve.js';
 import { submitDisputeEndpoint } from './routes/disputes/submit.js';
 import { updateDisputeByPostEndpoint, updateDisputeEndpoint } from './routes/disputes/update.js';
+import { downloadDocument } from './routes/documents/download.js';
 import { listEventsEndpoint } from './routes/events/list.js';
 import { redeliverEventEndpoint } from './routes/events/redeliver.js';
 import { retrieveEventEndpoint } from './routes/events/retrieve.js';
+import { removePersonalDataEndpoint } from './routes/personal-data/remove.js';
+import { retrievePersonalDataEndpoint } from './routes/personal-data/retrieve.js';
 import { createTemplateEndpoint } from './routes/templates/create.js';
 import { deleteTemplateEndpoint } from './routes/templates/delete.js';
 import { listTemplatesEndpoint } from './routes/templates/list.js';
@@ -58,6 +62,8 @@ export const endpoints: readonly Endpoint[] = [
   listEventsEndpoint,
   retrieveEventEndpoint,
   redeliverEventEndpoint,
+  retrievePersonalDataEndpoint,
+  removePersonalDataEndpoint,
 ];
 
 /**
@@ -74,6 +80,12 @@ export function createApp(deps: AppDeps, options: { admin?: RequestHandler } = {
   app.set('trust proxy', deps.trustProxy ? 1 : false);
   app.set('query parser', parseQueryString);
   app.use(requestLog(deps.logger));
+
+  // Before the API's key check: a signed document link is its own credential.
+  app
+    .route(documentPath(':id'))
+    .get(requireHttps, downloadDocument(deps))
+    .all(methodNotAllowed(['GET']));
 
   const v1 = express.Router();
   v1.use(requireHttps, authenticate(deps.keys), rateLimit(deps.rateLimiter), resolveVersion);
@@ -100,6 +112,8 @@ function handler(endpoint: Endpoint, deps: AppDeps) {
       params: req.params as Record<string, string>,
       input: res.locals.input as Record<string, unknown>,
       url: req.originalUrl.split('?')[0] ?? '',
+      // Only HTTPS requests get this far (requireHttps), directly or through the trusted proxy.
+      origin: `https://${req.get('host') ?? 'localhost'}`,
       deps,
     });
     if ('json' in reply) res.status(reply.status).type('json').send(reply.json);

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Db } from '../db/client.js';
+import type { DocumentLinks } from '../documents/links.js';
 import { ApiError, type ErrorType } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import type { AdapterRegistry } from '../processors/registry.js';
@@ -22,6 +23,8 @@ export interface AppDeps {
   trustProxy: boolean;
   /** Seals webhook signing secrets (src/secrets.ts). */
   secrets: SecretBox;
+  /** Signs and checks links to response documents (src/documents/links.ts). */
+  links: DocumentLinks;
   /** WEBHOOK_ALLOW_PRIVATE: webhook endpoint URLs may use plain http. */
   allowPrivateWebhooks: boolean;
 }
@@ -33,6 +36,8 @@ export interface RequestContext {
   input: Record<string, unknown>;
   /** The request path without its query string: every response's `url`. */
   url: string;
+  /** `https://<host>` as the client reached this service, for links it hands back. */
+  origin: string;
   deps: AppDeps;
 }
 

@@ -6,6 +6,9 @@ import { runMigrations } from '../db/migrate.js';
 import { createOrganisation, listOrganisations, rotateApiKey } from '../services/organisations.js';
 import { registerAccountCommands } from './accounts.js';
 import { registerJobCommands } from './jobs.js';
+import { registerOrgSettingsCommand } from './org-settings.js';
+import { registerPrivacyCommands } from './privacy.js';
+import { registerRuleCommands } from './rules.js';
 
 /**
  * The operator CLI: `npm run cli -- <group> <command>`. Every command takes --json for scripts; without
@@ -74,8 +77,11 @@ program
     );
   });
 
+registerOrgSettingsCommand(org, { withDatabase, print });
 registerAccountCommands(program, { withDatabase, print });
+registerRuleCommands(program, { withDatabase, print });
 registerJobCommands(program, { print });
+registerPrivacyCommands(program, { withDatabase, print });
 
 try {
   await program.parseAsync(process.argv);

@@ -5,6 +5,7 @@
 export const errorStatus = {
   authentication: 401,
   insecure_connection: 403,
+  invalid_link: 403,
   dispute_not_found: 404,
   template_not_found: 400,
   response_not_found: 404,

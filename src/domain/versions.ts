@@ -27,6 +27,23 @@ export function isOn(version: ApiVersion, gate: Gate): boolean {
   return version >= gates[gate];
 }
 
+/** What a response object or webhook says a dispute is about, under the names of its version. */
+export interface DisputeReferences {
+  dispute: string | null;
+  charge: string | null;
+  account_id: string | null;
+}
+
+/** Before 2017-10-30 the same three are `dispute_id`, `external_charge` and `user_id`. */
+export function referenceNames(version: ApiVersion, references: DisputeReferences) {
+  if (isOn(version, 'modernNames')) return references;
+  return {
+    dispute_id: references.dispute,
+    external_charge: references.charge,
+    user_id: references.account_id,
+  };
+}
+
 /**
  * Parameter names from before 2017-10-30, as `legacy name -> current name`. Requests on older versions
  * have them renamed before validation; from 2017-10-30 they are unknown parameters, ignored like any other.

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { z } from 'zod';
 import { boolean, text } from './params.js';
-import { type ApiVersion, apiVersions, isApiVersion, isOn } from './versions.js';
+import { type ApiVersion, apiVersions, isApiVersion, isOn, referenceNames } from './versions.js';
 
 /**
  * Webhooks as data and pure functions (API.md section 8): event kinds, which endpoint gets which event,
@@ -123,7 +123,7 @@ export function endpointVersion(stored: string): ApiVersion {
 // Payload and signature
 
 /** The attributes of an event's dispute snapshot that a payload carries: all a delivery needs to read. */
-export const payloadAttributes = ['id', 'charge', 'account_id', 'evidence', 'response_url'] as const;
+export const payloadAttributes = ['id', 'charge', 'account_id', 'evidence', 'response_document'] as const;
 
 export interface WebhookSource {
   /** The delivery's id: the webhook's `id` and `webhook-id`. */
@@ -132,6 +132,11 @@ export interface WebhookSource {
   livemode: boolean;
   /** The event's data (the dispute object as it was, in the latest shape), at least `payloadAttributes`. */
   data: Record<string, unknown>;
+  /**
+   * A fresh signed link to the event's response document (`data.response_document`): signed when each
+   * attempt is made, so a delivery retried for days still carries a link that works.
+   */
+  responseUrl?: string | null;
 }
 
 /**
@@ -143,15 +148,16 @@ export function webhookPayload(source: WebhookSource, version: ApiVersion): Reco
   const head = { id: source.deliveryId, type: source.type, object: 'webhook', livemode: source.livemode };
   if (source.type === 'test') return head;
   const { data } = source;
-  const dispute = data.id ?? null;
-  const charge = data.charge ?? null;
-  const accountId = data.account_id ?? null;
-  const names = isOn(version, 'modernNames')
-    ? { dispute, charge, account_id: accountId }
-    : { dispute_id: dispute, external_charge: charge, user_id: accountId };
+  const names = referenceNames(version, {
+    dispute: nullableString(data.id),
+    charge: nullableString(data.charge),
+    account_id: nullableString(data.account_id),
+  });
   if (source.type !== 'dispute.response.generated') return { ...head, ...names };
-  return { ...head, ...names, evidence: data.evidence ?? null, response_url: data.response_url ?? null };
+  return { ...head, ...names, evidence: data.evidence ?? null, response_url: source.responseUrl ?? null };
 }
+
+const nullableString = (value: unknown) => (typeof value === 'string' ? value : null);
 
 const secretPrefix = 'whsec_';
 

@@ -36,9 +36,26 @@ export interface DisputeReference {
 
 export interface SubmitEvidenceRequest {
   dispute: DisputeReference;
+  /** The client's evidence as it stood when the submission was made. */
   evidence: EvidencePackage;
+  /** The same rendered for a reviewer: the evidence dictionary and the PDF, for processors that take them. */
+  response: ResponsePackage;
   /** Stable across retries of the same submission: processors that support it deduplicate on it. */
   idempotencyKey: string;
+}
+
+/** What src/services/documents.ts renders from a submission (README, Response documents). */
+export interface ResponsePackage {
+  /** Scalar evidence by name: the template's fields filled, and the template text as `uncategorized_text`. */
+  evidence: Record<string, string | number | boolean>;
+  document: {
+    /** The document's id here (`doc_…`). */
+    id: string;
+    filename: string;
+    pdf: Buffer;
+    /** Hex SHA-256 of `pdf`. */
+    sha256: string;
+  };
 }
 
 export interface SubmitEvidenceResult {

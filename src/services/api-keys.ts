@@ -31,3 +31,6 @@ export const authInvalidationChannel = 'rebuttal_auth_invalidate';
 
 /** The invalidation message for one key: `key:<sha-256 hex>` (settings changes send `org:<id>`). */
 export const keyInvalidation = (hash: string) => `key:${hash}`;
+
+/** The invalidation message for every key of an organisation, whose settings the keys carry changed. */
+export const orgInvalidation = (org: string) => `org:${org}`;

@@ -1,7 +1,7 @@
 import { and, asc, gt, isNull, lte, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { stateIn } from '../db/schema/columns.js';
-import { disputes } from '../db/schema/index.js';
+import { disputes, organisations } from '../db/schema/index.js';
 import { dueSoonStates, overdueStates } from '../domain/states.js';
 import { loadTemplate } from './dispute-records.js';
 import type { EventType } from './events.js';
@@ -16,7 +16,7 @@ import { type Submitter, unattendedSubmissions } from './submissions.js';
 export interface SweepDeps {
   db: Db;
   submitter: Submitter;
-  /** DUE_SOON_HOURS, in milliseconds. */
+  /** DUE_SOON_HOURS, in milliseconds: the window of organisations that set none (`org settings`). */
   dueSoonMs: number;
   /**
    * How far ahead queued disputes get their job ensured: one sweep interval, so a dispute whose job was
@@ -40,11 +40,26 @@ const fromNow = (ms: number) => sql`now() + ${`${ms} milliseconds`}::interval`;
 export const sweepConditions = {
   queued: (lookaheadMs: number) =>
     and(stateIn(disputes.state, ['queued']), lte(disputes.submitAt, fromNow(lookaheadMs))) as SQL,
-  dueSoon: (dueSoonMs: number) =>
+  /**
+   * Each organisation's window (`due_soon_hours`, else `defaultMs`, the DUE_SOON_HOURS setting). The
+   * per-organisation bound is a lookup by primary key for each row within the widest window of any
+   * organisation; that widest window, a plain bound on `due_by`, is what keeps this a range scan of the
+   * partial index (read once per sweep from the organisations table, which is small).
+   */
+  dueSoon: (defaultMs: number) =>
     and(
       stateIn(disputes.state, dueSoonStates),
       isNull(disputes.dueSoonNotifiedAt),
-      lte(disputes.dueBy, fromNow(dueSoonMs)),
+      lte(
+        disputes.dueBy,
+        sql`now() + greatest((select max(${organisations.dueSoonHours}) from ${organisations}) * interval '1 hour',
+          ${`${defaultMs} milliseconds`}::interval)`,
+      ),
+      lte(
+        disputes.dueBy,
+        sql`now() + coalesce((select o.due_soon_hours from ${organisations} o where o.id = ${disputes.orgId})
+          * interval '1 hour', ${`${defaultMs} milliseconds`}::interval)`,
+      ),
       gt(disputes.dueBy, sql`now()`),
     ) as SQL,
   overdue: () =>

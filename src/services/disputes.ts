@@ -6,11 +6,14 @@ import { disputes, templates } from '../db/schema/index.js';
 import type { CreateInput, EvidenceInput, SubmitInput, UpdateInput } from '../domain/dispute-input.js';
 import { ApiError, notFound } from '../domain/errors.js';
 import { checkEvidenceSize } from '../domain/evidence.js';
+import { disputeFacts } from '../domain/rules.js';
 import { type Action, type DisputeState, decide } from '../domain/states.js';
 import { submitProblem } from '../domain/submittable.js';
 import { checkFieldValues, mergeFields } from '../domain/templates.js';
-import type { ApiVersion } from '../domain/versions.js';
+import { type ApiVersion, isOn } from '../domain/versions.js';
+import type { Logger } from '../logger.js';
 import type { AdapterRegistry } from '../processors/registry.js';
+import { applyArrivalRules } from './arrival-rules.js';
 import type { Principal } from './authenticate.js';
 import {
   type DisputeRow,
@@ -23,6 +26,7 @@ import {
 } from './dispute-records.js';
 import { recordDisputeEvent, recordDisputeEvents } from './events.js';
 import { beyond, type PageQuery, pageOrder, planPage } from './paging.js';
+import { acceptedByRules } from './rules.js';
 import { type Claimed, prepareSubmission, prepareSubmissions, type Submitter } from './submissions.js';
 
 /**
@@ -36,6 +40,8 @@ export interface DisputeDeps {
   adapters: AdapterRegistry;
   submitter: Submitter;
   now?: () => Date;
+  /** Where arrival rules warn of a template that no longer exists. */
+  logger?: Logger;
 }
 
 /** Who asks, and under which API version (the request's header or the organisation's default). */
@@ -53,15 +59,6 @@ type Change = Partial<typeof disputes.$inferInsert>;
 
 export async function retrieveDispute(db: Db, caller: Caller, id: string) {
   return findDispute(db, caller, id);
-}
-
-/**
- * The generated response package. Responses are rendered from the evidence-documents stage on; until
- * then none exists for any dispute (and an unknown dispute is still dispute_not_found).
- */
-export async function retrieveResponse(db: Db, caller: Caller, id: string): Promise<never> {
-  await findDispute(db, caller, id);
-  throw new ApiError('response_not_found', `No response has been generated for dispute '${id}' yet.`);
 }
 
 export interface ListQuery extends PageQuery {
@@ -365,24 +362,48 @@ export async function createDispute(
     };
     const { fields, products, correspondence, pastPayments } = values;
     checkEvidenceSize({ fields, products, correspondence, pastPayments });
-    const [created] = await tx.insert(disputes).values(values).onConflictDoNothing().returning();
-    if (!created) throw new ApiError('invalid_request', `A dispute with id '${input.id}' already exists.`);
-    await recordDisputeEvent(tx, 'dispute.created', created, template);
-    if (!input.submit && !input.queue) return { status: 201, dispute: created, template };
+    const [inserted] = await tx.insert(disputes).values(values).onConflictDoNothing().returning();
+    if (!inserted) throw new ApiError('invalid_request', `A dispute with id '${input.id}' already exists.`);
+    const [arrived = { dispute: inserted, template }] = await applyArrivalRules(
+      tx,
+      [{ dispute: inserted, template }],
+      { force: input.force, now: at, logger: deps.logger },
+    );
+    const { dispute: created, template: attached } = arrived;
+    await recordDisputeEvent(tx, 'dispute.created', created, attached);
+    if (!input.submit && !input.queue) return { status: 201, dispute: created, template: attached };
+
+    // Rules act before submit and queue (force bypasses them, and then nothing holds). A dispute a rule
+    // held (requires_review; accepted from 2020-02-28) is created as the rule left it, 201 like every
+    // create, and the submit or queue is not carried out: the same request on the dispute afterwards
+    // would have been held with a 202.
+    const action = input.queue ? 'queue' : 'submit';
+    const decision = decide(created.state as DisputeState, action, {
+      force: input.force,
+      version: caller.version,
+    });
+    if (decision.outcome === 'refuse')
+      throw new ApiError(decision.error, refusalMessage(decision.error, created));
+    if (decision.outcome !== 'proceed') return { status: 201, dispute: created, template: attached };
 
     // Unlike a submit of an existing dispute, nothing was saved before: a refusal undoes the create.
-    const problem = submitProblem(created, template, at);
+    const problem = submitProblem(created, attached, at);
     if (problem) throw problem;
     if (input.queue) {
       const queued = await write(tx, created, {
         state: 'queued',
         submitAt: submitAt(created.dueBy, caller.queueLeadMinutes, at),
       });
-      await recordDisputeEvent(tx, 'dispute.updated', queued, template);
-      return { status: 201, dispute: queued, template };
+      await recordDisputeEvent(tx, 'dispute.updated', queued, attached);
+      return { status: 201, dispute: queued, template: attached };
     }
     const prepared = await prepareSubmission(tx, created, deps.adapters.forDispute(created).name);
-    return { status: 201, dispute: prepared.dispute, template, submissionId: prepared.submissionId };
+    return {
+      status: 201,
+      dispute: prepared.dispute,
+      template: attached,
+      submissionId: prepared.submissionId,
+    };
   });
   return afterCommit(deps, caller, result, null);
 }
@@ -421,12 +442,43 @@ async function inTransaction(
     if (decision.outcome === 'refuse')
       throw new ApiError(decision.error, refusalMessage(decision.error, dispute));
     const { change, template } = await checkEvidence(tx, caller, dispute, stored, input);
+    if (await acceptedByRule(tx, caller, action, dispute, change, input.force ?? false, now(deps))) {
+      // The client's parameters are saved with the acceptance; a submit or queue is held (202) as an
+      // accepted dispute's is from 2020-02-28, and a queued dispute loses its pending submission.
+      const accepted = await write(tx, dispute, { ...change, state: 'accepted', submitAt: null });
+      await recordDisputeEvent(tx, 'dispute.updated', accepted, template);
+      const status = action === 'update' ? 200 : 202;
+      return { result: { status, dispute: accepted, template } satisfies StepResult, before: dispute };
+    }
     return {
       result: await step({ tx, dispute, template, change, decision: decision.outcome }),
       before: dispute,
     };
   });
   return afterCommit(deps, caller, result, before);
+}
+
+/**
+ * Accept rules on an update, submit or queue (API.md section 2, gate 2020-02-28; before it rules apply to
+ * new disputes only). They act where accepting would proceed by the state table, on the dispute as the
+ * request leaves it, unless the client forces; review rules never apply here (services/rules.ts).
+ */
+async function acceptedByRule(
+  tx: Tx,
+  caller: Caller,
+  action: Action,
+  dispute: DisputeRow,
+  change: Change,
+  force: boolean,
+  at: Date,
+): Promise<boolean> {
+  if (action === 'accept' || force || !isOn(caller.version, 'acceptedNeedsForce')) return false;
+  const accepting = decide(dispute.state as DisputeState, 'accept', {
+    force: false,
+    version: caller.version,
+  });
+  if (accepting.outcome !== 'proceed') return false;
+  return acceptedByRules(tx, caller, disputeFacts({ ...dispute, ...change } as DisputeRow), at);
 }
 
 /**

@@ -37,6 +37,8 @@ export interface DisputeEvent {
   type: EventType;
   dispute: DisputeRecord & { orgId: string; uid: string };
   template: TemplateShape | null;
+  /** Stored with the dispute object: what the event's kind adds to its payload (API.md section 8). */
+  extra?: Record<string, unknown>;
 }
 
 /**
@@ -46,13 +48,13 @@ export interface DisputeEvent {
  */
 export async function recordDisputeEvents(tx: Tx, items: readonly DisputeEvent[]): Promise<void> {
   if (items.length === 0) return;
-  const rows = items.map(({ type, dispute, template }) => ({
+  const rows = items.map(({ type, dispute, template, extra }) => ({
     id: newId('event'),
     orgId: dispute.orgId,
     livemode: dispute.livemode,
     type,
     disputeUid: dispute.uid,
-    data: toDisputeObject(dispute, template),
+    data: extra ? { ...toDisputeObject(dispute, template), ...extra } : toDisputeObject(dispute, template),
   }));
   await Promise.all([insertEvents.run(tx, { rows: JSON.stringify(rows) }), notify.run(tx, {})]);
 }

@@ -9,6 +9,7 @@ import { latestById, mirrorEvents } from '../domain/mirroring.js';
 import { processorOutcomeStates, serviceLocalStates } from '../domain/states.js';
 import type { TemplateField, TemplateShape } from '../domain/templates.js';
 import { processors } from '../domain/vocabulary.js';
+import type { Logger } from '../logger.js';
 import type { NormalizedDispute } from '../processors/types.js';
 import { applyArrivalRules } from './arrival-rules.js';
 import type { DisputeRow } from './dispute-records.js';
@@ -53,6 +54,11 @@ export type MirrorResult =
     }
   /** The account is gone, disabled, or another run moved its cursor: nothing was written. */
   | { outcome: 'stale' };
+
+export interface MirrorOptions {
+  /** Where arrival rules warn of a template that no longer exists. */
+  logger?: Logger;
+}
 
 /** Far above any page an adapter asks for (100), well below Postgres's 65,535 parameters per statement. */
 const maxPageSize = 1000;
@@ -172,6 +178,7 @@ export async function mirrorPage(
   account: MirrorAccount,
   page: readonly NormalizedDispute[],
   nextCursor: string | null,
+  options: MirrorOptions = {},
 ): Promise<MirrorResult> {
   if (page.length > maxPageSize) throw new Error(`a page of ${page.length} disputes is over ${maxPageSize}`);
   // In id order: two transactions that meet the same ids (an id listed by two accounts) lock and insert
@@ -190,7 +197,9 @@ export async function mirrorPage(
     if (current?.status !== 'active' || current.cursor !== account.cursor) return { outcome: 'stale' };
 
     const { events, ...counts } =
-      unique.length === 0 ? { ...nothingWritten, events: [] } : await upsertPage(tx, account, unique, before);
+      unique.length === 0
+        ? { ...nothingWritten, events: [] }
+        : await upsertPage(tx, account, unique, before, options);
     await Promise.all([
       recordDisputeEvents(tx, events),
       moveCursor.run(tx, { uid: account.uid, cursor: nextCursor }),
@@ -227,7 +236,13 @@ const upsert = statement<{
   where ${upsertWhere}
   returning ${returning}`);
 
-async function upsertPage(tx: Tx, account: MirrorAccount, page: NormalizedDispute[], before: StoredRow[]) {
+async function upsertPage(
+  tx: Tx,
+  account: MirrorAccount,
+  page: NormalizedDispute[],
+  before: StoredRow[],
+  options: MirrorOptions,
+) {
   const previous = new Map(before.map((row) => [row.uid, row]));
   const source = account.processor;
   const returned = await upsert.run(tx, {
@@ -242,12 +257,13 @@ async function upsertPage(tx: Tx, account: MirrorAccount, page: NormalizedDisput
 
   const arrived = await applyArrivalRules(
     tx,
-    written.filter((row) => row.inserted),
+    written.filter((row) => row.inserted).map((dispute) => ({ dispute, template: null })),
+    { logger: options.logger },
   );
   const events: DisputeEvent[] = [];
-  for (const dispute of arrived) {
+  for (const { dispute, template } of arrived) {
     for (const type of mirrorEvents({ inserted: true, previousState: null, state: dispute.state })) {
-      events.push({ type, dispute, template: null });
+      events.push({ type, dispute, template });
     }
   }
   let closed = 0;

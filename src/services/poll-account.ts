@@ -1,6 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { connectedAccounts } from '../db/schema/index.js';
+import type { Logger } from '../logger.js';
 import type { AdapterRegistry } from '../processors/registry.js';
 import { ProcessorError } from '../processors/types.js';
 import type { SecretBox } from '../secrets.js';
@@ -16,6 +17,7 @@ export interface PollDeps {
   db: Db;
   adapters: AdapterRegistry;
   secrets: SecretBox;
+  logger?: Logger;
 }
 
 export interface PollOptions {
@@ -73,7 +75,9 @@ export async function pollAccount(
     let cursor = account.cursor;
     while (totals.pages < maxPages) {
       const listed = await adapter.listDisputes({ account: reference, credentials, cursor, limit: pageSize });
-      const result = await mirrorPage(deps.db, { ...account, cursor }, listed.disputes, listed.nextCursor);
+      const result = await mirrorPage(deps.db, { ...account, cursor }, listed.disputes, listed.nextCursor, {
+        logger: deps.logger,
+      });
       if (result.outcome === 'stale') return { outcome: 'stale', ...totals };
       totals.pages += 1;
       totals.created += result.created;

@@ -9,8 +9,14 @@ import { submitProblem } from '../domain/submittable.js';
 import { newId } from '../ids.js';
 import { describeError, type Logger } from '../logger.js';
 import type { AdapterRegistry } from '../processors/registry.js';
-import { type EvidencePackage, ProcessorError } from '../processors/types.js';
+import {
+  type EvidencePackage,
+  type ProcessorAdapter,
+  ProcessorError,
+  type ResponsePackage,
+} from '../processors/types.js';
 import { type DisputeRow, loadTemplate, type TemplateRow, templateOfDispute } from './dispute-records.js';
+import { DocumentStore } from './documents.js';
 import { type DisputeEvent, recordDisputeEvents } from './events.js';
 
 /** Where a submission stands once a runner is done with it (or could not take it). */
@@ -84,6 +90,8 @@ export async function prepareSubmissions(
     claimedUntil: claimForMs === undefined ? null : new Date(Date.now() + claimForMs),
     failedAtJobAttempt: null,
     retriedAs: null,
+    documentId: null,
+    documentSha256: null,
     createdAt: new Date(),
     completedAt: null,
   }));
@@ -163,6 +171,8 @@ interface Finish {
   claimed: Claimed;
   outcome: Outcome;
   attempt: JobAttempt;
+  /** What was sent: a success announces it with `dispute.response.generated`. */
+  response?: ResponsePackage;
 }
 
 /**
@@ -180,11 +190,13 @@ export class SubmissionRunner {
   readonly #deps: SubmissionDeps;
   readonly #claims: Batcher<string, Claimed | undefined>;
   readonly #finishes: Batcher<Finish, boolean>;
+  readonly #documents: DocumentStore;
 
   constructor(deps: SubmissionDeps) {
     this.#deps = deps;
     this.#claims = new Batcher((ids) => claimMany(deps.db, ids, deps.leaseMs));
     this.#finishes = new Batcher((items) => finishMany(deps.db, items));
+    this.#documents = new DocumentStore(deps.db);
   }
 
   async run(submissionId: string, attempt: JobAttempt): Promise<SubmissionResult> {
@@ -218,33 +230,16 @@ export class SubmissionRunner {
     }
     const lease = renewLease(db, submission.id, leaseMs, log);
     let outcome: Outcome;
+    let response: ResponsePackage | undefined;
     try {
-      const answer = await adapter.submitEvidence({
-        dispute: {
-          id: dispute.id,
-          charge: dispute.charge,
-          accountId: dispute.accountId,
-          reason: dispute.reason,
-          kind: dispute.kind,
-          amount: dispute.amount,
-          currency: dispute.currency,
-        },
-        evidence: submission.evidence as unknown as EvidencePackage,
-        idempotencyKey: submission.id,
-      });
-      outcome = { reference: answer.reference };
+      response = await this.#documents.responseFor(claimed);
+      outcome = await callProcessor(adapter, claimed, response, log);
     } catch (thrown) {
-      // Anything an adapter throws ends the attempt on the record: a dispute is never left compiling
-      // evidence behind a submission nobody will finish.
-      if (!(thrown instanceof ProcessorError)) log.error({ err: describeError(thrown) }, 'adapter threw');
-      outcome = {
-        error:
-          thrown instanceof ProcessorError
-            ? thrown
-            : new ProcessorError(adapter.name, 'The call to the processor failed unexpectedly.', {
-                retryable: true,
-              }),
-      };
+      // Rendering or storing the document failed: nothing was sent. Retried like an outage, and recorded
+      // as the attempt's failure when the retries run out, so the dispute is never left compiling.
+      log.error({ err: describeError(thrown) }, 'the response document could not be prepared');
+      const message = 'The response document could not be prepared; nothing was sent.';
+      outcome = { error: new ProcessorError(adapter.name, message, { retryable: true }) };
     } finally {
       lease.stop();
     }
@@ -256,7 +251,7 @@ export class SubmissionRunner {
     }
     // Outside the try: a database error here is ours, not the processor's. It propagates, and the attempt
     // stays pending for the job's retry to finish (the processor deduplicates on the idempotency key).
-    const finished = await this.#finishes.call({ claimed, outcome, attempt });
+    const finished = await this.#finishes.call({ claimed, outcome, attempt, response });
     if (!finished) return recordedOutcome((await loadSubmission(db, submission.id)).submission);
     if ('reference' in outcome) {
       log.info('submission succeeded');
@@ -271,7 +266,43 @@ export class SubmissionRunner {
   }
 }
 
-/** Takes the leases of the attempts nobody holds, with their disputes; others answer undefined. */
+/**
+ * Sends the evidence. Anything the adapter throws ends as an outcome: a dispute is never left compiling
+ * evidence behind a submission nobody will finish.
+ */
+async function callProcessor(
+  adapter: ProcessorAdapter,
+  { submission, dispute }: Claimed,
+  response: ResponsePackage,
+  log: Logger,
+): Promise<Outcome> {
+  try {
+    const answer = await adapter.submitEvidence({
+      dispute: {
+        id: dispute.id,
+        charge: dispute.charge,
+        accountId: dispute.accountId,
+        reason: dispute.reason,
+        kind: dispute.kind,
+        amount: dispute.amount,
+        currency: dispute.currency,
+      },
+      evidence: submission.evidence as unknown as EvidencePackage,
+      response,
+      idempotencyKey: submission.id,
+    });
+    return { reference: answer.reference };
+  } catch (thrown) {
+    if (thrown instanceof ProcessorError) return { error: thrown };
+    log.error({ err: describeError(thrown) }, 'adapter threw');
+    return {
+      error: new ProcessorError(adapter.name, 'The call to the processor failed unexpectedly.', {
+        retryable: true,
+      }),
+    };
+  }
+}
+
 /**
  * Takes the leases of the attempts nobody holds, with their disputes; the others answer undefined, and
  * so does a second call for the same attempt in one batch (one runner per attempt). One transaction, so
@@ -469,6 +500,19 @@ async function finishMany(db: Db, items: Finish[]): Promise<boolean[]> {
         .where(stillOpenTo(succeeded, sendableStates))
         .returning();
       record('dispute.submitted', rows);
+      // The package each submitted dispute was answered with, for standalone integrations and for
+      // processors whose portal takes the upload (API.md section 8).
+      const sent = new Map(succeeded.map((item) => [item.claimed.dispute.uid, item.response]));
+      for (const dispute of rows) {
+        const response = sent.get(dispute.uid);
+        if (!response) continue;
+        updated.push({
+          type: 'dispute.response.generated',
+          dispute,
+          template: templateOf.get(dispute.uid) ?? null,
+          extra: { evidence: response.evidence, response_document: response.document.id },
+        });
+      }
     }
     // Failures go back to the state each came from; there are few distinct ones.
     const failedBack = new Map<string, Finish[]>();

@@ -3,6 +3,7 @@ import type { Db } from '../db/client.js';
 import { disputes } from '../db/schema/index.js';
 import type { TestDisputeInput } from '../domain/dispute-input.js';
 import { ApiError } from '../domain/errors.js';
+import { applyArrivalRules } from './arrival-rules.js';
 import type { Caller, DisputeOutcome } from './disputes.js';
 import { recordDisputeEvent } from './events.js';
 
@@ -88,7 +89,11 @@ export async function generateTestDispute(
       .onConflictDoNothing()
       .returning();
     if (!created) throw new ApiError('invalid_request', `A dispute with id '${input.id}' already exists.`);
-    await recordDisputeEvent(tx, 'dispute.created', created, null);
-    return { status: 201, dispute: created, template: null };
+    // A generated dispute arrives as a mirrored one would, so a merchant can try their workflow rules on it.
+    const [arrived = { dispute: created, template: null }] = await applyArrivalRules(tx, [
+      { dispute: created, template: null },
+    ]);
+    await recordDisputeEvent(tx, 'dispute.created', arrived.dispute, arrived.template);
+    return { status: 201, ...arrived };
   });
 }

@@ -10,7 +10,7 @@ import { openQueues } from '../../src/jobs/catalog.js';
 import { createQueueSubmitter } from '../../src/jobs/submitter.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
-import { SecretBox } from '../../src/secrets.js';
+import { secretsFor } from '../../src/runtime.js';
 import { sweepDeadlines } from '../../src/services/deadlines.js';
 import { createOrganisation } from '../../src/services/organisations.js';
 import { startWorkers } from '../../workers/engine.js';
@@ -115,7 +115,7 @@ await runBench(async () => {
     sql: connection.sql,
     queues,
     adapters: createAdapterRegistry({ mock }),
-    secrets: new SecretBox('bench-app-secret-of-at-least-32-characters'),
+    ...secretsFor('bench-app-secret-of-at-least-32-characters', config),
     logger,
     config: {
       ...config,

@@ -12,7 +12,7 @@ import { newId } from '../../src/ids.js';
 import { openQueues } from '../../src/jobs/catalog.js';
 import { seededRandom } from '../../src/processors/mock/random.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
-import { SecretBox } from '../../src/secrets.js';
+import { secretsFor } from '../../src/runtime.js';
 import { createOrganisation } from '../../src/services/organisations.js';
 import { createEndpoint } from '../../src/services/webhooks/endpoints.js';
 import { startWorkers } from '../../workers/engine.js';
@@ -118,7 +118,7 @@ await runBench(async () => {
   const { db } = connection;
   await runMigrations(db);
   const org = await createOrganisation(db, { name: 'Bench Ltd' });
-  const secrets = new SecretBox('bench-app-secret-of-at-least-32-characters');
+  const { secrets, links } = secretsFor('bench-app-secret-of-at-least-32-characters', config);
   const tenant = { orgId: org.org, livemode: false, apiVersion: '2021-09-15' as const };
   await createEndpoint({ db, secrets }, tenant, { url, events: ['*'] });
   const prefix = `rebuttal_bench_${randomBytes(4).toString('hex')}`;
@@ -131,6 +131,7 @@ await runBench(async () => {
     queues,
     adapters: createAdapterRegistry(),
     secrets,
+    links,
     logger: pino({ level: 'warn' }),
     config: { ...config, DATABASE_URL: database.url, QUEUE_PREFIX: prefix },
   };

@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
-import { ProcessorError, type SubmitEvidenceRequest } from '../../src/processors/types.js';
+import { fromWire, type toWire } from '../../src/processors/mock/remote.js';
+import { ProcessorError } from '../../src/processors/types.js';
 
 export interface FakeMockProcessor {
   url: string;
@@ -33,8 +34,8 @@ export async function startFakeMockProcessor(): Promise<FakeMockProcessor> {
       if (req.method !== 'POST' || req.url !== '/evidence') return reply(404, { message: 'no such route' });
       await new Promise((resolve) => setTimeout(resolve, fake.delayMs));
       try {
-        const request = JSON.parse(Buffer.concat(chunks).toString('utf8')) as SubmitEvidenceRequest;
-        reply(200, await desk.submitEvidence(request));
+        const wire = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ReturnType<typeof toWire>;
+        reply(200, await desk.submitEvidence(fromWire(wire)));
       } catch (error) {
         if (!(error instanceof ProcessorError)) return reply(400, { message: String(error) });
         const headers: Record<string, string> =

@@ -15,7 +15,7 @@ import { createQueueSubmitter } from '../../src/jobs/submitter.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
 import { connectRedis } from '../../src/redis.js';
-import { SecretBox } from '../../src/secrets.js';
+import { secretsFor } from '../../src/runtime.js';
 import { KeyResolver } from '../../src/services/authenticate.js';
 import { DisputeObjectCache } from '../../src/services/dispute-object-cache.js';
 import { type CreatedOrganisation, createOrganisation } from '../../src/services/organisations.js';
@@ -55,6 +55,8 @@ export interface TestApi {
   queues: Queues;
   workers: RunningWorkers;
   config: Config;
+  /** `https://127.0.0.1:<port>`: where the API listens. */
+  origin: string;
   /** Calls the API over HTTPS on loopback. */
   call<T = Record<string, unknown>>(
     method: string,
@@ -107,7 +109,7 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     sql: db.sql,
     queues,
     adapters,
-    secrets: new SecretBox(config.APP_SECRET ?? ''),
+    ...secretsFor(config.APP_SECRET ?? '', config),
     logger,
     config,
   };
@@ -124,6 +126,7 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     logger,
     trustProxy: false,
     secrets: engine.secrets,
+    links: engine.links,
     allowPrivateWebhooks: config.WEBHOOK_ALLOW_PRIVATE,
   };
   const app = createApp(deps, { admin: boardFor(config, queues, redis, logger) });
@@ -144,6 +147,7 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     queues,
     workers,
     config,
+    origin: `https://127.0.0.1:${httpsPort}`,
     call: (method, path, options = {}) => send(true, httpsPort, agent, method, path, options),
     callPlain: (method, path, options = {}) => send(false, httpPort, undefined, method, path, options),
     createOrg: (name = 'Test Org') => createOrganisation(db.db, { name }),

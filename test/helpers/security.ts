@@ -15,6 +15,7 @@ import { testTls } from './tls.js';
 export const contractErrorStatus: Record<string, readonly number[]> = {
   authentication: [401],
   insecure_connection: [403],
+  invalid_link: [403],
   dispute_not_found: [404],
   template_not_found: [400, 404],
   response_not_found: [404],

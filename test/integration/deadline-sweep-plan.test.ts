@@ -1,13 +1,14 @@
-import { asc, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { disputes } from '../../src/db/schema/index.js';
+import { disputes, organisations } from '../../src/db/schema/index.js';
 import { sweepConditions } from '../../src/services/deadlines.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 
 /**
  * The deadline sweep's cost follows what is due, not what is stored: among 20,000 disputes of which a
- * handful are due, each of its queries reads only its partial index, and only the due rows of it.
+ * handful are due, each of its queries reads only its partial index, and only the due rows of it (for
+ * due soon, the rows within the widest window any organisation set).
  */
 let api: TestApi;
 beforeAll(async () => {
@@ -89,20 +90,64 @@ describe('the deadline sweep query plans', () => {
       },
     ];
     for (const { name, where, order, index } of cases) {
-      const nodes = await explain(where, order);
-      const context = `${name}: ${JSON.stringify(nodes)}`;
-      // The table is reached only through the partial index (directly, or through a bitmap of it)...
-      expect(
-        nodes.filter((node) => node['Node Type'] === 'Seq Scan'),
-        context,
-      ).toEqual([]);
-      const scans = nodes.filter((node) => node['Index Name'] !== undefined);
-      expect(
-        scans.map((node) => node['Index Name']),
-        context,
-      ).toEqual([index]);
+      const scans = disputeScans(await explain(where, order), name);
+      expect(scans.indexes, scans.context).toEqual([index]);
       // ...and the scan returned the one due row and nothing else.
-      expect(scans[0]?.['Actual Rows'], context).toBe(1);
+      expect(scans.rows, scans.context).toBe(1);
     }
   });
+
+  it("due soon keeps to its partial index with organisations' own windows, within the widest", async () => {
+    const narrow = await api.createOrg();
+    const wide = await api.createOrg();
+    await api.db.db.update(organisations).set({ dueSoonHours: 100 }).where(eq(organisations.id, wide.org));
+    const now = Date.now();
+    const open = (org: string, id: string, dueInHours: number) => ({
+      orgId: org,
+      livemode: false,
+      id,
+      state: 'needs_response',
+      reason: 'general',
+      source: 'mock',
+      dueBy: new Date(now + dueInHours * hour),
+    });
+    await api.db.db
+      .insert(disputes)
+      .values([
+        open(wide.org, 'dp_wide_80', 80),
+        open(wide.org, 'dp_wide_120', 120),
+        open(narrow.org, 'dp_narrow_80', 80),
+        open(narrow.org, 'dp_narrow_20', 20),
+      ]);
+    await api.db.sql`analyze disputes`;
+
+    const where = and(sweepConditions.dueSoon(48 * hour), inArray(disputes.orgId, [wide.org, narrow.org]));
+    const due = await api.db.db.select({ id: disputes.id }).from(disputes).where(where);
+    expect(due.map((row) => row.id).sort()).toEqual(['dp_narrow_20', 'dp_wide_80']);
+
+    const scans = disputeScans(await explain(sweepConditions.dueSoon(48 * hour), disputes.dueBy), 'due soon');
+    expect(scans.indexes, scans.context).toEqual(['disputes_due_soon_idx']);
+    // The range bound is the widest window (100 hours): of every tenant's open rows it reads only those.
+    expect(scans.read, scans.context).toBeLessThanOrEqual(4);
+  });
 });
+
+/**
+ * How a plan reaches the disputes table: never by a sequential scan, only through the indexes listed (the
+ * organisations table, small, is the per-organisation window's lookup and may be read any way).
+ */
+function disputeScans(nodes: PlanNode[], name: string) {
+  const context = `${name}: ${JSON.stringify(nodes)}`;
+  expect(
+    nodes.filter((node) => node['Node Type'] === 'Seq Scan' && node['Relation Name'] === 'disputes'),
+    context,
+  ).toEqual([]);
+  const scans = nodes.filter((node) => String(node['Index Name'] ?? '').startsWith('disputes_'));
+  const first = scans[0] ?? {};
+  return {
+    context,
+    indexes: scans.map((node) => node['Index Name']),
+    rows: first['Actual Rows'],
+    read: Number(first['Actual Rows'] ?? 0) + Number(first['Rows Removed by Filter'] ?? 0),
+  };
+}

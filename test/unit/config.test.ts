@@ -24,8 +24,15 @@ describe('loadConfig', () => {
       SUBMIT_WAIT_MS: 15_000,
       DEADLINE_SWEEP_SECONDS: 300,
       DUE_SOON_HOURS: 48,
+      DOCUMENT_LINK_SECONDS: 3600,
       WEBHOOK_ALLOW_PRIVATE: false,
     });
+  });
+
+  it('reads PUBLIC_URL without its trailing slash', () => {
+    expect(loadConfig({ ...base, PUBLIC_URL: 'https://disputes.example.com/' }).PUBLIC_URL).toBe(
+      'https://disputes.example.com',
+    );
   });
 
   it.each([
@@ -60,6 +67,8 @@ describe('loadConfig', () => {
     [{ ...base, APP_SECRET: 'short' }, 'APP_SECRET must be at least 32 characters'],
     [{ ...base, JOB_LOCK_SECONDS: '0' }, 'JOB_LOCK_SECONDS'],
     [{ ...base, MOCK_PROCESSOR_URL: 'ftp://x' }, 'MOCK_PROCESSOR_URL'],
+    [{ ...base, PUBLIC_URL: 'disputes.example.com' }, 'PUBLIC_URL'],
+    [{ ...base, DOCUMENT_LINK_SECONDS: '10' }, 'DOCUMENT_LINK_SECONDS'],
   ])('refuses to start half-configured: %j', (env, problem) => {
     expect(() => loadConfig(env)).toThrow(problem);
   });

@@ -5,6 +5,8 @@ import { ApiError, type ErrorType, errorStatus, evidenceErrors, notFound } from 
 const contract: Record<string, number | readonly [number, number]> = {
   authentication: 401,
   insecure_connection: 403,
+  // Decided with issue 4: a tampered or expired document link (README, Response documents).
+  invalid_link: 403,
   dispute_not_found: 404,
   template_not_found: [400, 404],
   response_not_found: 404,

@@ -1,8 +1,11 @@
 export { apiKeys } from './api-keys.js';
 export { connectedAccounts } from './connected-accounts.js';
 export { disputes } from './disputes.js';
+export { documents } from './documents.js';
 export { events } from './events.js';
 export { organisations } from './organisations.js';
+export { personalDataRequests } from './personal-data-requests.js';
+export { rules } from './rules.js';
 export { submissions } from './submissions.js';
 export { templates } from './templates.js';
 export { webhookAttempts, webhookDeliveries, webhookEndpoints } from './webhooks.js';

@@ -1,4 +1,4 @@
-import { integer, pgTable, text } from 'drizzle-orm/pg-core';
+import { integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { timestamps } from './columns.js';
 
 export const organisations = pgTable('organisations', {
@@ -8,5 +8,12 @@ export const organisations = pgTable('organisations', {
   apiVersion: text().notNull(),
   /** How long before `due_by` a queued dispute is submitted. */
   queueLeadMinutes: integer().notNull().default(1440),
+  /** How long before `due_by` the `dispute.due_soon` event is sent; null: the DUE_SOON_HOURS setting. */
+  dueSoonHours: integer(),
+  /** The template attached to a new dispute of a reason when no rule attached one, per mode. */
+  defaultTemplates: jsonb()
+    .$type<{ test?: Record<string, string>; live?: Record<string, string> }>()
+    .notNull()
+    .default({}),
   ...timestamps,
 });

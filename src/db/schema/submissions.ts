@@ -34,6 +34,9 @@ export const submissions = pgTable(
     failedAtJobAttempt: integer(),
     /** The submission that an operator's retry of this failed one created. */
     retriedAs: text(),
+    /** The response document sent with this attempt (documents.id) and its SHA-256. */
+    documentId: text(),
+    documentSha256: text(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     completedAt: timestamp({ withTimezone: true }),
   },

@@ -21,7 +21,7 @@ export class RemoteMockAdapter extends MockAdapter {
     let answer: Response<string>;
     try {
       answer = await this.#http.post('evidence', {
-        json: request,
+        json: toWire(request),
         headers: { 'idempotency-key': request.idempotencyKey },
       });
     } catch (error) {
@@ -34,6 +34,23 @@ export class RemoteMockAdapter extends MockAdapter {
     const message = typeof body.message === 'string' ? body.message : `HTTP ${answer.statusCode}`;
     throw errorFromAnswer(this.name, answer, message);
   }
+}
+
+/** The PDF travels as base64, as processors that take files in JSON expect it. */
+export function toWire(request: SubmitEvidenceRequest) {
+  const { document } = request.response;
+  return {
+    ...request,
+    response: { ...request.response, document: { ...document, pdf: document.pdf.toString('base64') } },
+  };
+}
+
+export function fromWire(wire: ReturnType<typeof toWire>): SubmitEvidenceRequest {
+  const { document } = wire.response;
+  return {
+    ...wire,
+    response: { ...wire.response, document: { ...document, pdf: Buffer.from(document.pdf, 'base64') } },
+  };
 }
 
 function parseBody(text: unknown): Record<string, unknown> {

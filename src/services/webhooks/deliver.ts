@@ -3,6 +3,7 @@ import { Batcher } from '../../db/batcher.js';
 import type { Db } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.js';
+import type { DocumentLinks } from '../../documents/links.js';
 import {
   afterFailure,
   describeAnswer,
@@ -25,6 +26,8 @@ export interface DeliveryDeps {
   db: Db;
   secrets: SecretBox;
   sender: WebhookSender;
+  /** Signs the `response_url` of `dispute.response.generated` payloads. */
+  links: DocumentLinks;
   now?: () => Date;
 }
 
@@ -114,13 +117,20 @@ export function webhookDeliverer(deps: DeliveryDeps): Deliver {
       return abandon(`endpoint disabled: ${delivery.disabledReason ?? 'by request'}`);
     }
 
+    const attemptedAt = now(deps);
+    const document = delivery.data.response_document;
     const body = JSON.stringify(
       webhookPayload(
-        { deliveryId, type: delivery.type, livemode: delivery.livemode, data: delivery.data },
+        {
+          deliveryId,
+          type: delivery.type,
+          livemode: delivery.livemode,
+          data: delivery.data,
+          responseUrl: typeof document === 'string' ? deps.links.url(document, { now: attemptedAt }) : null,
+        },
         endpointVersion(delivery.apiVersion),
       ),
     );
-    const attemptedAt = now(deps);
     let secret: string;
     try {
       secret = deps.secrets.open(delivery.secret);

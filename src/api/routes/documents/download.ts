@@ -1,0 +1,29 @@
+import type { Request, Response } from 'express';
+import { ApiError } from '../../../domain/errors.js';
+import { documentFilename } from '../../../services/documents.js';
+import { loadDocumentPdf } from '../../../services/responses.js';
+import type { AppDeps } from '../../endpoint.js';
+
+/**
+ * GET /v1/documents/:id?expires=…&signature=…: the PDF behind a `response_url`. The signed link is the
+ * credential (no API key), so a processor's upload step or a reviewer's browser can fetch it; a link
+ * altered in any part, or past its expiry, gets 403 `invalid_link` and reveals nothing.
+ */
+export function downloadDocument(deps: Pick<AppDeps, 'db' | 'links'>) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const id = String(req.params.id);
+    const query = req.query as Record<string, unknown>;
+    const check = deps.links.check(id, query.expires, query.signature);
+    if (check === 'expired') throw new ApiError('invalid_link', 'This document link has expired.');
+    if (check === 'invalid') throw new ApiError('invalid_link', 'This document link is not valid.');
+    const found = await loadDocumentPdf(deps.db, id);
+    if (!found) throw new ApiError('not_found', 'No such document.');
+    res
+      .status(200)
+      .type('application/pdf')
+      .setHeader('Content-Disposition', `inline; filename="${documentFilename(found.disputeId)}"`)
+      // Personal data behind a capability link: no shared caches, no copies kept by the browser.
+      .setHeader('Cache-Control', 'private, no-store')
+      .send(found.pdf);
+  };
+}

@@ -1,0 +1,93 @@
+import { type Command, Option } from 'commander';
+import { loadConfig } from '../config.js';
+import {
+  getOrganisationSettings,
+  type OrganisationSettings,
+  updateOrganisationSettings,
+} from '../services/organisations.js';
+import type { CliIo } from './accounts.js';
+import { table } from './table.js';
+
+/**
+ * `org settings`: shows an organisation's settings, after applying the changes given (none: it only
+ * shows them). README "Organisation settings" says what each one does.
+ */
+
+interface SettingsOptions {
+  org: string;
+  apiVersion?: string;
+  queueLeadHours?: string;
+  dueSoonHours?: string;
+  mode?: 'test' | 'live';
+  defaultTemplate: string[];
+  json?: boolean;
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+const plural = (hours: number) => `${hours} hour${hours === 1 ? '' : 's'}`;
+
+function describe(settings: OrganisationSettings, defaultDueSoonHours: number): string {
+  const dueSoon =
+    settings.due_soon_hours === null
+      ? `${plural(defaultDueSoonHours)} (the DUE_SOON_HOURS default)`
+      : plural(settings.due_soon_hours);
+  const defaults = (['test', 'live'] as const).flatMap((mode) =>
+    Object.entries(settings.default_templates[mode])
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([reason, template]) => [mode, reason, template]),
+  );
+  return [
+    `organisation ${settings.org} (${settings.name})`,
+    table(
+      ['setting', 'value'],
+      [
+        ['api version', settings.api_version],
+        ['queue lead', plural(settings.queue_lead_hours)],
+        ['due-soon window', dueSoon],
+      ],
+    ),
+    defaults.length === 0
+      ? 'default templates: none'
+      : `default templates:\n${table(['mode', 'reason', 'template'], defaults)}`,
+  ].join('\n');
+}
+
+export function registerOrgSettingsCommand(org: Command, io: CliIo): void {
+  org
+    .command('settings')
+    .description("show an organisation's settings, after applying any changes given")
+    .requiredOption('--org <id>', 'organisation id')
+    .option('--api-version <version>', 'the API version of requests that send no version header')
+    .option('--queue-lead-hours <hours>', 'how long before due_by a queued dispute is submitted (0-720)')
+    .option('--due-soon-hours <hours>', 'when dispute.due_soon is sent (1-720, or "default": DUE_SOON_HOURS)')
+    .addOption(
+      new Option('--mode <mode>', 'the mode --default-template applies to').choices(['test', 'live']),
+    )
+    .option(
+      '--default-template <reason=templateId>',
+      'template for new disputes of a reason when no rule gives one; `<reason>=` removes it (repeatable)',
+      collect,
+      [],
+    )
+    .option('--json', 'print JSON')
+    .action(async (options: SettingsOptions) => {
+      const changing =
+        options.apiVersion !== undefined ||
+        options.queueLeadHours !== undefined ||
+        options.dueSoonHours !== undefined ||
+        options.defaultTemplate.length > 0;
+      const settings = await io.withDatabase((db) =>
+        changing
+          ? updateOrganisationSettings(db, options.org, {
+              apiVersion: options.apiVersion,
+              queueLeadHours: options.queueLeadHours,
+              dueSoonHours: options.dueSoonHours,
+              mode: options.mode,
+              defaultTemplates: options.defaultTemplate,
+            })
+          : getOrganisationSettings(db, options.org),
+      );
+      io.print(Boolean(options.json), settings, describe(settings, loadConfig().DUE_SOON_HOURS));
+    });
+}

@@ -1,0 +1,63 @@
+import { type Command, Option } from 'commander';
+import { loadConfig } from '../config.js';
+import { loadAppSecret, SecretBox } from '../secrets.js';
+import {
+  describeRequest,
+  listPersonalDataRequests,
+  readPersonalDataExport,
+} from '../services/personal-data-requests.js';
+import type { CliIo } from './accounts.js';
+
+/**
+ * `privacy list|export`: personal data requests (POST /v1/personal-data/retrieve and /remove). This service
+ * sends no email: the operator sends a retrieve request's export to its notification address, and
+ * confirms a removal to the address given with it.
+ */
+
+async function openSecrets(): Promise<SecretBox> {
+  return new SecretBox(await loadAppSecret(loadConfig()));
+}
+
+export function registerPrivacyCommands(program: Command, io: CliIo): void {
+  const privacy = program.command('privacy').description('personal data requests (retrieve and remove)');
+
+  privacy
+    .command('list')
+    .description("list an organisation's personal data requests, newest first")
+    .requiredOption('--org <id>', 'organisation id')
+    .addOption(new Option('--mode <mode>', 'test or live').choices(['test', 'live']))
+    .option('--json', 'print JSON')
+    .action(async (options: { org: string; mode?: 'test' | 'live'; json?: boolean }) => {
+      const secrets = await openSecrets();
+      const rows = await io.withDatabase((db) =>
+        listPersonalDataRequests(db, { org: options.org, mode: options.mode }),
+      );
+      const requests = rows.map((row) => describeRequest(secrets, row));
+      io.print(
+        Boolean(options.json),
+        requests,
+        requests
+          .map((request) => {
+            const counts = Object.entries(request.summary ?? {})
+              .map(([table, count]) => `${table} ${count}`)
+              .join(', ');
+            const exported = request.export ? `  export ${request.export}` : '';
+            return (
+              `${request.id}  ${request.mode}  ${request.kind}  ${request.created}  ` +
+              `notify ${request.notification_email ?? '-'}${exported}  (${counts})`
+            );
+          })
+          .join('\n') || `no personal data requests for ${options.org}`,
+      );
+    });
+
+  privacy
+    .command('export')
+    .description('print the export of a retrieve request (JSON), to send to its notification_email')
+    .requiredOption('--request <id>', 'the pdr_… id of a retrieve request')
+    .action(async (options: { request: string }) => {
+      const secrets = await openSecrets();
+      const exported = await io.withDatabase((db) => readPersonalDataExport(db, secrets, options.request));
+      console.log(JSON.stringify(exported, null, 2));
+    });
+}

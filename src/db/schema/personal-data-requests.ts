@@ -1,0 +1,27 @@
+import { index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { tenancy } from './tenancy.js';
+
+/**
+ * Every personal-data request (retrieve or remove), recorded. The person is held only as keyed hashes
+ * of the normalised email and name, and the export and notification address only sealed with APP_SECRET,
+ * so a request leaves no readable trace of the person it was about.
+ */
+export const personalDataRequests = pgTable(
+  'personal_data_requests',
+  {
+    id: text().primaryKey(),
+    ...tenancy(),
+    kind: text().$type<'retrieve' | 'remove'>().notNull(),
+    emailHash: text().notNull(),
+    nameHash: text().notNull(),
+    /** Sealed (src/secrets.ts). */
+    notificationEmail: text(),
+    /** The export of a retrieve request, sealed JSON; deleted when the person's data is removed. */
+    export: text(),
+    /** What was found or changed, as counts per table. */
+    summary: jsonb().$type<Record<string, number>>(),
+    createdAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    completedAt: timestamp({ withTimezone: true }),
+  },
+  (table) => [index('personal_data_requests_person_idx').on(table.orgId, table.livemode, table.emailHash)],
+);

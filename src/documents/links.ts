@@ -1,0 +1,71 @@
+import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Signed, expiring links to response documents (`response_url`): anyone holding one may download that one
+ * PDF until it expires, with no API key, the way a processor's upload form or a reviewer's browser needs.
+ * The signature is an HMAC of the document id and expiry under a key derived from APP_SECRET for this
+ * purpose alone, so every process sharing APP_SECRET can check links any other issued.
+ */
+export class DocumentLinks {
+  readonly #key: Buffer;
+  readonly #options: LinkOptions;
+
+  constructor(appSecret: string, options: LinkOptions) {
+    this.#key = Buffer.from(hkdfSync('sha256', appSecret, 'rebuttal', 'document-links v1', 32));
+    this.#options = options;
+  }
+
+  /**
+   * An absolute link to the document, valid for the configured time from `now`. Its origin is PUBLIC_URL
+   * when set, else the origin the request came to (API answers), else the local listener (webhooks).
+   */
+  url(documentId: string, at: { now?: Date; requestOrigin?: string } = {}): string {
+    const { publicUrl, localOrigin, ttlSeconds } = this.#options;
+    const origin = publicUrl ?? at.requestOrigin ?? localOrigin;
+    const expires = Math.floor((at.now ?? new Date()).getTime() / 1000) + ttlSeconds;
+    const query = new URLSearchParams({
+      expires: String(expires),
+      signature: this.#sign(documentId, expires),
+    });
+    return `${origin}${documentPath(documentId)}?${query}`;
+  }
+
+  /** Whether a link's parameters are ours and still valid. Compared in constant time. */
+  check(documentId: string, expires: unknown, signature: unknown, now = new Date()): LinkCheck {
+    if (typeof expires !== 'string' || typeof signature !== 'string' || !/^\d{1,12}$/.test(expires)) {
+      return 'invalid';
+    }
+    const expected = Buffer.from(this.#sign(documentId, Number(expires)));
+    const given = Buffer.from(signature);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'invalid';
+    return Number(expires) * 1000 < now.getTime() ? 'expired' : 'valid';
+  }
+
+  #sign(documentId: string, expires: number): string {
+    return createHmac('sha256', this.#key).update(`${documentId}.${expires}`).digest('base64url');
+  }
+}
+
+export type LinkCheck = 'valid' | 'expired' | 'invalid';
+
+export interface LinkOptions {
+  /** DOCUMENT_LINK_SECONDS. */
+  ttlSeconds: number;
+  /** PUBLIC_URL, without a trailing slash. */
+  publicUrl?: string | undefined;
+  /** `https://localhost:<PORT>`: where links point when nothing says better. */
+  localOrigin: string;
+}
+
+export function linksFor(
+  appSecret: string,
+  config: { PUBLIC_URL?: string | undefined; PORT: number; DOCUMENT_LINK_SECONDS: number },
+): DocumentLinks {
+  return new DocumentLinks(appSecret, {
+    ttlSeconds: config.DOCUMENT_LINK_SECONDS,
+    publicUrl: config.PUBLIC_URL,
+    localOrigin: `https://localhost:${config.PORT}`,
+  });
+}
+
+export const documentPath = (id: string) => `/v1/documents/${id}`;

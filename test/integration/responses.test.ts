@@ -1,0 +1,276 @@
+import { createHash } from 'node:crypto';
+import { request } from 'node:https';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documents, submissions } from '../../src/db/schema/index.js';
+import { startTestApi, type TestApi } from '../helpers/api.js';
+import {
+  acceptedSubmissions,
+  createTemplate,
+  type Dispute,
+  daysFromNow,
+  expectError,
+  newTenant,
+  readStored,
+  submittableDispute,
+  type Tenant,
+  uniqueId,
+} from '../helpers/disputes.js';
+import { receivingEndpoint } from '../helpers/webhooks.js';
+
+let api: TestApi;
+let tenant: Tenant;
+beforeAll(async () => {
+  api = await startTestApi({ env: { SUBMIT_WAIT_MS: '5000' } });
+  tenant = await newTenant(api);
+});
+afterAll(async () => {
+  await api.close();
+});
+
+interface ResponseObject {
+  object: string;
+  dispute?: string;
+  charge?: string | null;
+  account_id?: string | null;
+  dispute_id?: string;
+  external_charge?: string | null;
+  user_id?: string | null;
+  evidence: Record<string, unknown>;
+  response_url: string;
+  livemode: boolean;
+  url: string;
+}
+
+/** GETs an absolute link over HTTPS, as a browser would: no API key. */
+function download(url: string, method = 'GET') {
+  return new Promise<{ status: number; type: string | undefined; body: Buffer }>((resolve, reject) => {
+    const req = request(url, { method, rejectUnauthorized: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          type: res.headers['content-type'],
+          body: Buffer.concat(chunks),
+        }),
+      );
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const json = (body: Buffer) => JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+
+async function submitted(overrides: Record<string, unknown> = {}): Promise<Dispute> {
+  const { dispute } = await submittableDispute(api, tenant, overrides);
+  const response = await api.call<Dispute>('POST', `/v1/disputes/${dispute.id}/submit`, {
+    key: tenant.key,
+    json: { products: [{ name: 'Blue mug', quantity: 2, amount: 1500 }] },
+  });
+  expect(response.status, response.text).toBe(201);
+  return response.body;
+}
+
+const getResponse = (id: string, headers?: Record<string, string>) =>
+  api.call<ResponseObject>('GET', `/v1/disputes/${id}/response`, {
+    key: tenant.key,
+    ...(headers && { headers }),
+  });
+
+describe('GET /v1/disputes/:id/response', () => {
+  it('answers the evidence sent and a signed link that serves the PDF the processor received', async () => {
+    const dispute = await submitted();
+    const response = await getResponse(dispute.id);
+    expect(response.status, response.text).toBe(200);
+    expect(response.body).toEqual({
+      object: 'response',
+      dispute: dispute.id,
+      charge: dispute.charge,
+      account_id: null,
+      evidence: expect.objectContaining({ order_id: 'A-1001' }),
+      response_url: expect.stringMatching(
+        /^https:\/\/127\.0\.0\.1:\d+\/v1\/documents\/doc_[0-9a-z]{20}\?expires=\d+&signature=/,
+      ),
+      livemode: false,
+      url: `/v1/disputes/${dispute.id}/response`,
+    });
+
+    const pdf = await download(response.body.response_url);
+    expect(pdf.status).toBe(200);
+    expect(pdf.type).toBe('application/pdf');
+    expect(pdf.body.subarray(0, 5).toString()).toBe('%PDF-');
+    const [sent] = acceptedSubmissions(api, dispute.id);
+    expect(sent?.request.response.document.pdf.equals(pdf.body)).toBe(true);
+    expect(sent?.request.response.evidence).toEqual(response.body.evidence);
+
+    const stored = await readStored(api, tenant, dispute.id);
+    const [submission] = await api.db.db
+      .select()
+      .from(submissions)
+      .where(eq(submissions.disputeUid, stored.uid));
+    expect(submission?.documentSha256).toBe(createHash('sha256').update(pdf.body).digest('hex'));
+  });
+
+  it('names the references as versions before 2017-10-30 did', async () => {
+    const dispute = await submitted();
+    const response = await getResponse(dispute.id, { 'Service-Version': '2016-03-05' });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({
+      dispute_id: dispute.id,
+      external_charge: dispute.charge,
+      user_id: null,
+    });
+    expect(response.body).not.toHaveProperty('dispute');
+    expect(response.body).not.toHaveProperty('charge');
+  });
+
+  it('answers 404 response_not_found before the dispute has been submitted', async () => {
+    const { dispute } = await submittableDispute(api, tenant);
+    expectError(await getResponse(dispute.id), 404, 'response_not_found', {
+      url: `/v1/disputes/${dispute.id}/response`,
+    });
+  });
+
+  it('answers 404 dispute_not_found for an unknown dispute and for another tenant’s', async () => {
+    expectError(await getResponse('dp_nobody'), 404, 'dispute_not_found');
+    const dispute = await submitted();
+    const other = await newTenant(api);
+    const response = await api.call('GET', `/v1/disputes/${dispute.id}/response`, { key: other.key });
+    expectError(response, 404, 'dispute_not_found');
+  });
+
+  it('serves a standalone dispute’s response once it is submitted (source api)', async () => {
+    const template = await createTemplate(api, tenant.key, [
+      { key: 'order_id', type: 'text', required: true },
+    ]);
+    const id = uniqueId('dp_api');
+    const created = await api.call<Dispute>('POST', '/v1/disputes', {
+      key: tenant.key,
+      json: {
+        id,
+        charge: 'ch_standalone',
+        reason: 'fraudulent',
+        charged_at: daysFromNow(-20),
+        disputed_at: daysFromNow(-2),
+        due_by: daysFromNow(10),
+        currency: 'usd',
+        amount: 4999,
+        template,
+        fields: { order_id: 'S-1' },
+        submit: true,
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.state).toBe('submitted');
+    const response = await getResponse(id);
+    expect(response.status).toBe(200);
+    expect(response.body.evidence).toMatchObject({ order_id: 'S-1' });
+    expect((await download(response.body.response_url)).status).toBe(200);
+  });
+});
+
+describe('signed document links', () => {
+  let link: URL;
+  beforeAll(async () => {
+    const dispute = await submitted();
+    link = new URL((await getResponse(dispute.id)).body.response_url);
+  });
+
+  const variant = (change: (url: URL) => void) => {
+    const url = new URL(link);
+    change(url);
+    return url.toString();
+  };
+
+  it.each([
+    [
+      'another signature',
+      (url: URL) => url.searchParams.set('signature', `x${url.searchParams.get('signature')?.slice(1)}`),
+    ],
+    [
+      'a later expiry',
+      (url: URL) => url.searchParams.set('expires', String(Number(url.searchParams.get('expires')) + 3600)),
+    ],
+    [
+      'another document',
+      (url: URL) => (url.pathname = url.pathname.replace(/doc_[0-9a-z]{20}/, 'doc_aaaaaaaaaaaaaaaaaaaa')),
+    ],
+    ['no signature', (url: URL) => url.searchParams.delete('signature')],
+    ['no expiry', (url: URL) => url.searchParams.delete('expires')],
+  ])('refuses a link with %s: 403 invalid_link', async (_name, change) => {
+    const url = variant(change);
+    const answer = await download(url);
+    expect(answer.status).toBe(403);
+    expect(answer.type).toMatch(/^application\/json/);
+    expect(json(answer.body)).toEqual({
+      url: new URL(url).pathname,
+      livemode: false,
+      error: { status: 403, type: 'invalid_link', message: 'This document link is not valid.' },
+    });
+  });
+
+  it('refuses an expired link: 403 invalid_link', async () => {
+    const id = link.pathname.split('/').at(-1) ?? '';
+    const old = api.deps.links.url(id, {
+      now: new Date(Date.now() - 2 * 3600_000),
+      requestOrigin: link.origin,
+    });
+    const answer = await download(old);
+    expect(answer.status).toBe(403);
+    expect(json(answer.body)).toMatchObject({
+      error: { status: 403, type: 'invalid_link', message: 'This document link has expired.' },
+    });
+  });
+
+  it('answers 405 to other methods and 403 insecure_connection over plain HTTP', async () => {
+    const post = await download(link.toString(), 'POST');
+    expect(post.status).toBe(405);
+    expect(json(post.body)).toMatchObject({ error: { type: 'method_not_allowed' } });
+    const plain = await api.callPlain('GET', `${link.pathname}${link.search}`);
+    expect(plain.status).toBe(403);
+    expect(plain.body).toMatchObject({ error: { type: 'insecure_connection' } });
+  });
+});
+
+describe('the response package and its webhook', () => {
+  it('sends dispute.response.generated with the evidence and a working response_url', async () => {
+    const other = await newTenant(api);
+    const endpoint = await receivingEndpoint(api, other.key, { events: ['dispute.response.generated'] });
+    const { dispute } = await submittableDispute(api, other);
+    const response = await api.call('POST', `/v1/disputes/${dispute.id}/submit`, { key: other.key });
+    expect(response.status, response.text).toBe(201);
+    const [hook] = await endpoint.receiver.waitFor(1);
+    expect(hook?.verified).toBe(true);
+    expect(hook?.payload).toEqual({
+      id: expect.stringMatching(/^wh_/),
+      type: 'dispute.response.generated',
+      object: 'webhook',
+      livemode: false,
+      dispute: dispute.id,
+      charge: dispute.charge,
+      account_id: null,
+      evidence: expect.objectContaining({ order_id: 'A-1001' }),
+      response_url: expect.stringMatching(/\/v1\/documents\/doc_/),
+    });
+    // With PUBLIC_URL unset, webhook links point at the local listener (PORT); the same path and query
+    // fetch the PDF from the test server.
+    const link = new URL(String(hook?.payload.response_url));
+    expect(link.origin).toBe(`https://localhost:${api.config.PORT}`);
+    const pdf = await download(`${api.origin}${link.pathname}${link.search}`);
+    expect(pdf.status).toBe(200);
+    expect(pdf.body.subarray(0, 5).toString()).toBe('%PDF-');
+    await endpoint.receiver.close();
+  });
+
+  it('sends the stored document again when a retry follows an outage, and keeps one document', async () => {
+    const dispute = await submitted({ charge: `ch_mock_flaky_${uniqueId('c')}` });
+    const stored = await readStored(api, tenant, dispute.id);
+    const rows = await api.db.db.select().from(documents).where(eq(documents.disputeUid, stored.uid));
+    expect(rows).toHaveLength(1);
+    const [sent] = acceptedSubmissions(api, dispute.id);
+    expect(sent?.request.response.document.sha256).toBe(rows[0]?.sha256);
+    expect(sent?.request.response.document.id).toBe(rows[0]?.id);
+  });
+});
