@@ -86,6 +86,8 @@ const settings = z.object({
     .url({ protocol: /^https?$/ })
     .transform((value) => value.replace(/\/+$/, ''))
     .optional(),
+  /** Threads that lay out evidence PDFs, off the event loop; unset: one a core. */
+  RENDER_THREADS: z.coerce.number().int().min(1).max(64).optional(),
   /** How long a signed link to a response document (`response_url`) stays valid. */
   DOCUMENT_LINK_SECONDS: z.coerce
     .number()

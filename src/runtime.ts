@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import { connectDatabase, type Database } from './db/client.js';
 import { type DocumentLinks, linksFor } from './documents/links.js';
+import { configureRenderThreads } from './documents/render-pool.js';
 import { openQueues, type Queues } from './jobs/catalog.js';
 import type { Logger } from './logger.js';
 import { RemoteMockAdapter } from './processors/mock/remote.js';
@@ -28,6 +29,7 @@ export function secretsFor(
 }
 
 export async function openRuntime(config: Config, logger: Logger): Promise<Runtime> {
+  configureRenderThreads(config.RENDER_THREADS);
   const database = connectDatabase(config.DATABASE_URL);
   const queues = openQueues({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX });
   const appSecret = await loadAppSecret(config);

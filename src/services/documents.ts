@@ -4,7 +4,7 @@ import { Batcher } from '../db/batcher.js';
 import type { Db, Tx } from '../db/client.js';
 import { anyOf } from '../db/schema/columns.js';
 import { disputes, documents, events, submissions, templates } from '../db/schema/index.js';
-import { renderPdf } from '../documents/pdf.js';
+import { renderPool } from '../documents/render-pool.js';
 import { buildEvidenceDocument, evidenceDictionary } from '../domain/evidence-document.js';
 import { newId } from '../ids.js';
 import type { EvidencePackage, ResponsePackage } from '../processors/types.js';
@@ -62,7 +62,7 @@ export async function renderResponse(
     template,
     generatedAt: submission.createdAt,
   };
-  const pdf = await renderPdf(buildEvidenceDocument(input));
+  const pdf = await renderPool().render(buildEvidenceDocument(input));
   return {
     source,
     response: {
