@@ -4,6 +4,7 @@ CREATE TABLE "documents" (
 	"livemode" boolean NOT NULL,
 	"dispute_uid" uuid NOT NULL,
 	"submission_id" text NOT NULL,
+	"input" jsonb NOT NULL,
 	"evidence" jsonb NOT NULL,
 	"pdf" "bytea" NOT NULL,
 	"sha256" text NOT NULL,
@@ -19,6 +20,7 @@ CREATE TABLE "personal_data_requests" (
 	"email_hash" text NOT NULL,
 	"name_hash" text NOT NULL,
 	"notification_email" text,
+	"subject" text,
 	"export" text,
 	"summary" jsonb,
 	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
@@ -49,4 +51,5 @@ ALTER TABLE "personal_data_requests" ADD CONSTRAINT "personal_data_requests_org_
 ALTER TABLE "rules" ADD CONSTRAINT "rules_org_id_organisations_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."organisations"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "documents_dispute_idx" ON "documents" USING btree ("dispute_uid","created_at");--> statement-breakpoint
 CREATE INDEX "personal_data_requests_person_idx" ON "personal_data_requests" USING btree ("org_id","livemode","email_hash");--> statement-breakpoint
+CREATE INDEX "personal_data_requests_waiting_idx" ON "personal_data_requests" USING btree ("created_at") WHERE "personal_data_requests"."completed_at" is null;--> statement-breakpoint
 CREATE UNIQUE INDEX "rules_tenant_position_unique" ON "rules" USING btree ("org_id","livemode","position");

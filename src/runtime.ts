@@ -30,6 +30,12 @@ export function secretsFor(
 
 export async function openRuntime(config: Config, logger: Logger): Promise<Runtime> {
   configureRenderThreads(config.RENDER_THREADS);
+  if (!config.PUBLIC_URL) {
+    logger.warn(
+      { localOrigin: `https://localhost:${config.PORT}` },
+      'PUBLIC_URL is unset: response_url links in webhooks point at this machine; set it when clients reach the service elsewhere',
+    );
+  }
   const database = connectDatabase(config.DATABASE_URL);
   const queues = openQueues({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX });
   const appSecret = await loadAppSecret(config);

@@ -7,6 +7,7 @@ import { createApp } from './api/app.js';
 import { answerClientErrors } from './api/client-errors.js';
 import type { Config } from './config.js';
 import { runMigrations } from './db/migrate.js';
+import { createQueueRemovalDispatcher } from './jobs/removal-dispatcher.js';
 import { createQueueSubmitter } from './jobs/submitter.js';
 import { createLogger, type Logger } from './logger.js';
 import { connectRedis } from './redis.js';
@@ -47,6 +48,7 @@ export async function startService(
       rateLimiter: new RateLimiter(redis, config.QUEUE_PREFIX, config.RATE_LIMIT_PER_SECOND, logger),
       adapters: runtime.adapters,
       submitter: createQueueSubmitter({ db: database.db, queues, logger, waitMs: config.SUBMIT_WAIT_MS }),
+      removals: createQueueRemovalDispatcher({ queues, logger }),
       disputeObjects: new DisputeObjectCache(),
       logger,
       trustProxy: config.TRUST_PROXY,

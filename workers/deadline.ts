@@ -1,9 +1,14 @@
+import { createQueueRemovalDispatcher } from '../src/jobs/removal-dispatcher.js';
 import { createQueueSubmitter } from '../src/jobs/submitter.js';
 import { sweepDeadlines } from '../src/services/deadlines.js';
-import type { Handlers } from './define-worker.js';
+import { carryOutRemoval } from '../src/services/personal-data-removal.js';
+import { type Handlers, PermanentJobError } from './define-worker.js';
 import type { EngineDeps } from './deps.js';
 
-/** A pending submission younger than this still belongs to the request that is enqueueing it. */
+/**
+ * A pending submission or a waiting removal younger than this still belongs to the request that is
+ * enqueueing it.
+ */
 const unattendedAfterMs = 60_000;
 
 export function deadlineHandlers(deps: EngineDeps): Handlers<'deadline'> {
@@ -14,17 +19,34 @@ export function deadlineHandlers(deps: EngineDeps): Handlers<'deadline'> {
     logger: deps.logger,
     waitMs: 0,
   });
+  const removals = createQueueRemovalDispatcher(deps);
   return {
     async sweepDeadlines(_payload, { log }) {
       const report = await sweepDeadlines({
         db: deps.db,
         submitter,
+        removals,
         dueSoonMs: config.DUE_SOON_HOURS * 3_600_000,
         lookaheadMs: config.DEADLINE_SWEEP_SECONDS * 1000,
         unattendedAfterMs,
       });
       log.info(report, 'deadline sweep');
       return report;
+    },
+    async removePersonalData({ requestId }, { log }) {
+      const outcome = await carryOutRemoval(deps, requestId);
+      switch (outcome.status) {
+        case 'waiting':
+          // Retried with backoff; nothing was changed.
+          throw new Error(`waiting for submission ${outcome.submissionId} to finish`);
+        case 'unknown':
+          throw new PermanentJobError(`no personal data removal request ${requestId}`);
+        case 'removed':
+          log.info({ summary: outcome.summary }, 'personal data removed');
+          return outcome;
+        case 'done_before':
+          return outcome;
+      }
     },
   };
 }

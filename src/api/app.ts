@@ -8,7 +8,7 @@ import { authenticate, principalOf } from './middleware/auth.js';
 import { mergeInput, parseQueryString, readBody } from './middleware/body.js';
 import { handleErrors, unknownRoute } from './middleware/errors.js';
 import { requireHttps } from './middleware/https.js';
-import { rateLimit } from './middleware/rate-limit.js';
+import { byClientAddress, rateLimit } from './middleware/rate-limit.js';
 import { requestLog } from './middleware/request-log.js';
 import { resolveVersion, versionOf } from './middleware/version.js';
 import { acceptDisputeEndpoint } from './routes/disputes/accept.js';
@@ -84,7 +84,7 @@ export function createApp(deps: AppDeps, options: { admin?: RequestHandler } = {
   // Before the API's key check: a signed document link is its own credential.
   app
     .route(documentPath(':id'))
-    .get(requireHttps, downloadDocument(deps))
+    .get(requireHttps, rateLimit(deps.rateLimiter, byClientAddress), downloadDocument(deps))
     .all(methodNotAllowed(['GET']));
 
   const v1 = express.Router();

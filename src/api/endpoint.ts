@@ -8,6 +8,7 @@ import type { SecretBox } from '../secrets.js';
 import type { KeyResolver } from '../services/authenticate.js';
 import type { DisputeObjectCache } from '../services/dispute-object-cache.js';
 import type { Caller } from '../services/disputes.js';
+import type { RemovalDispatcher } from '../services/personal-data-removal.js';
 import type { RateLimiter } from '../services/rate-limit.js';
 import type { Submitter } from '../services/submissions.js';
 
@@ -18,6 +19,8 @@ export interface AppDeps {
   rateLimiter: RateLimiter;
   adapters: AdapterRegistry;
   submitter: Submitter;
+  /** Hands personal-data removal requests to their jobs. */
+  removals: RemovalDispatcher;
   disputeObjects: DisputeObjectCache;
   logger: Logger;
   trustProxy: boolean;

@@ -15,6 +15,7 @@ import {
   type ScheduleState,
   updateAccount,
 } from '../services/accounts.js';
+import { modeOption } from './options.js';
 
 /** `account connect|list|update|disconnect`: the processor accounts whose disputes are mirrored. */
 
@@ -22,9 +23,6 @@ export interface CliIo {
   withDatabase<T>(work: (db: Db) => Promise<T>): Promise<T>;
   print(json: boolean, value: unknown, human: string): void;
 }
-
-const modeOption = () =>
-  new Option('--mode <mode>', 'test or live').choices(['test', 'live']).makeOptionMandatory();
 
 /** A change to an account, with the queues open for its scheduler and closed (even on a dead Redis) after. */
 async function change<T>(io: CliIo, work: (deps: AccountDeps) => Promise<T>): Promise<T> {

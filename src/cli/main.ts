@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { connectDatabase } from '../db/client.js';
 import { runMigrations } from '../db/migrate.js';
 import { createOrganisation, listOrganisations, rotateApiKey } from '../services/organisations.js';
 import { registerAccountCommands } from './accounts.js';
 import { registerJobCommands } from './jobs.js';
+import { modeOption } from './options.js';
 import { registerOrgSettingsCommand } from './org-settings.js';
 import { registerPrivacyCommands } from './privacy.js';
 import { registerRuleCommands } from './rules.js';
@@ -65,7 +66,7 @@ program
   .command('rotate')
   .description('replace the key of one mode; the old key stops working at once')
   .requiredOption('--org <id>', 'organisation id')
-  .addOption(new Option('--mode <mode>', 'test or live').choices(['test', 'live']).makeOptionMandatory())
+  .addOption(modeOption())
   .option('--json', 'print JSON')
   .action(async (options: { org: string; mode: 'test' | 'live'; json?: boolean }) => {
     const key = await withDatabase((db) => rotateApiKey(db, { org: options.org, mode: options.mode }));

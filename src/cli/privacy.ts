@@ -11,7 +11,7 @@ import type { CliIo } from './accounts.js';
 /**
  * `privacy list|export`: personal data requests (POST /v1/personal-data/retrieve and /remove). This service
  * sends no email: the operator sends a retrieve request's export to its notification address, and
- * confirms a removal to the address given with it.
+ * confirms a removal to the address given with it once the removal is done (no longer `waiting`).
  */
 
 async function openSecrets(): Promise<SecretBox> {
@@ -42,9 +42,10 @@ export function registerPrivacyCommands(program: Command, io: CliIo): void {
               .map(([table, count]) => `${table} ${count}`)
               .join(', ');
             const exported = request.export ? `  export ${request.export}` : '';
+            const outcome = request.completed === null ? 'waiting' : `(${counts})`;
             return (
               `${request.id}  ${request.mode}  ${request.kind}  ${request.created}  ` +
-              `notify ${request.notification_email ?? '-'}${exported}  (${counts})`
+              `notify ${request.notification_email ?? '-'}${exported}  ${outcome}`
             );
           })
           .join('\n') || `no personal data requests for ${options.org}`,
@@ -55,9 +56,10 @@ export function registerPrivacyCommands(program: Command, io: CliIo): void {
     .command('export')
     .description('print the export of a retrieve request (JSON), to send to its notification_email')
     .requiredOption('--request <id>', 'the pdr_… id of a retrieve request')
-    .action(async (options: { request: string }) => {
+    .option('--json', 'print the JSON on one line (default: indented)')
+    .action(async (options: { request: string; json?: boolean }) => {
       const secrets = await openSecrets();
       const exported = await io.withDatabase((db) => readPersonalDataExport(db, secrets, options.request));
-      console.log(JSON.stringify(exported, null, 2));
+      io.print(Boolean(options.json), exported, JSON.stringify(exported, null, 2));
     });
 }

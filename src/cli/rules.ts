@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { type Rule, type RuleConditions, ruleToFile } from '../domain/rules.js';
 import { listRules, setRules } from '../services/rules.js';
 import type { CliIo } from './accounts.js';
+import { modeOption } from './options.js';
 import { table } from './table.js';
 
 /**
@@ -10,9 +11,6 @@ import { table } from './table.js';
  * them all from a file, or changes nothing when the file has a problem; `list --json` prints a file that
  * `set` takes back unchanged.
  */
-
-const modeOption = () =>
-  new Option('--mode <mode>', 'test or live').choices(['test', 'live']).makeOptionMandatory();
 
 /** `reason fraudulent, general; amount 10000..` */
 export function describeConditions(when: RuleConditions): string {

@@ -3,12 +3,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Content, CustomTableLayout, Style, TableCell } from 'pdfmake';
 import pdfmake from 'pdfmake';
-import type {
-  DocumentBlock,
-  EvidenceDocument,
-  EvidenceTable,
-  LabelledValue,
-} from '../domain/evidence-document.js';
+import type { DocumentBlock, EvidenceDocument, LabelledValue } from '../domain/evidence-document.js';
+import type { EvidenceTable } from '../domain/evidence-tables.js';
 
 /**
  * The evidence document as a PDF, laid out by pdfmake: US Letter, a title and subtitle, the summary as a

@@ -53,6 +53,13 @@ export const pastPayments = jsonArray(pastPayment, maxPastPayments);
 /** A field value as sent: a scalar; `null` or `""` removes the key when merged. */
 export const fieldValue = z.union([text(), z.number().finite(), z.boolean(), z.null()]);
 export type FieldValue = z.infer<typeof fieldValue>;
+/**
+ * A key's own value, never one inherited from Object's prototype: `constructor` and `toString` are valid
+ * field keys, and a dictionary that lacks them must not answer with Object's methods.
+ */
+export const own = <T>(record: Readonly<Record<string, T>>, key: string): T | undefined =>
+  Object.hasOwn(record, key) ? record[key] : undefined;
+
 /** `__proto__` would set an object's prototype instead of adding a key, so it is not a key. */
 export const fieldKey = z
   .string()

@@ -8,6 +8,9 @@ import { z } from 'zod';
 
 const maxText = 10_000;
 
+/** A value as a message quotes it: strings in double quotes, as JSON shows them. */
+export const show = (value: unknown) => JSON.stringify(value) ?? String(value);
+
 /**
  * Text that Postgres can store as it was sent: no NUL character (text and jsonb refuse it) and no lone
  * UTF-16 surrogate (jsonb refuses it; text would silently turn it into U+FFFD).

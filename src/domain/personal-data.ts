@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import type { CorrespondenceItem, FieldValue, PastPayment, Product } from './evidence.js';
+import type { EvidenceDocumentInput, EvidenceTemplate } from './evidence-document.js';
 import { text } from './params.js';
-import { containsDeep, isRecord, redactAttributes, replaceDeep } from './redaction.js';
+import {
+  containsDeep,
+  isRecord,
+  redactAttributes,
+  redactedText,
+  replaceDeep,
+  sameJson,
+} from './redaction.js';
 
 /**
  * Personal data requests (the original interface's `POST /v1/personal-data/retrieve` and `/remove`): who
@@ -14,10 +22,14 @@ const emailAddress = z
   .max(254, 'must be at most 254 characters')
   .pipe(z.email('must be a valid email address'));
 
+/**
+ * At least two letters: a name is matched as whole words in free text, and a shorter one (`J`, a digit)
+ * would be found in almost every text.
+ */
 const personName = text(1000)
   .trim()
   .min(1, 'must not be empty')
-  .refine((name) => /[\p{L}\p{N}]/u.test(name), 'must contain a letter or digit');
+  .refine((name) => (name.match(/\p{L}/gu) ?? []).length >= 2, 'must contain at least 2 letters');
 
 export const retrieveInput = z.object({
   email: emailAddress,
@@ -138,25 +150,60 @@ export interface PersonalColumns {
   referenceUrl: string | null;
 }
 
+/** Who a dispute's customer is, as its row (or a stored render input) holds it. */
+export type Customer = Pick<PersonalColumns, 'customerName' | 'customerEmail'>;
+
 /**
- * A dispute concerns the person when its customer's email or name is theirs, or when the email or the
- * name is mentioned anywhere in its evidence (fields, products, correspondence, past payments), its
- * customer attributes or its reference URL.
+ * Whether the dispute's customer is the person: its customer_email is their email, or it has none and
+ * its customer_name is their name. Only then are its customer attributes theirs: someone who shares the
+ * name but has an email of their own is another customer, whose attributes a removal leaves alone.
+ */
+export function isPersonsCustomer(customer: Customer, person: Person): boolean {
+  const email = customer.customerEmail?.trim();
+  if (email) return normaliseEmail(email) === person.email;
+  return customer.customerName !== null && normaliseName(customer.customerName) === person.name;
+}
+
+/** The customer of a dispute object (API names), as event payloads hold it. */
+export function customerOfObject(object: unknown): Customer {
+  const text = (value: unknown) => (typeof value === 'string' ? value : null);
+  return isRecord(object)
+    ? { customerName: text(object.customer_name), customerEmail: text(object.customer_email) }
+    : { customerName: null, customerEmail: null };
+}
+
+const evidenceOf = (dispute: PersonalColumns) => [
+  dispute.fields,
+  dispute.products,
+  dispute.correspondence,
+  dispute.pastPayments,
+  dispute.referenceUrl,
+];
+
+/**
+ * A dispute concerns the person when its customer is them (`isPersonsCustomer`), or when their email or
+ * name is mentioned in its evidence (fields, products, correspondence, past payments) or its reference
+ * URL. Another customer's own attributes do not count, even where they mention the name.
  */
 export function concernsPerson(dispute: PersonalColumns, person: Person): boolean {
-  if (dispute.customerEmail !== null && normaliseEmail(dispute.customerEmail) === person.email) return true;
-  if (dispute.customerName !== null && normaliseName(dispute.customerName) === person.name) return true;
-  return containsDeep(
-    [
-      dispute.customerName,
-      dispute.customerEmail,
-      dispute.referenceUrl,
-      dispute.fields,
-      dispute.products,
-      dispute.correspondence,
-      dispute.pastPayments,
-    ],
-    person.mentions,
+  return isPersonsCustomer(dispute, person) || containsDeep(evidenceOf(dispute), person.mentions);
+}
+
+/**
+ * Whether a dispute object (an event payload) is about the person: its customer is them, or they are
+ * mentioned outside its customer attributes and its `evidence` (which copies its response document's).
+ */
+export function objectConcernsPerson(object: unknown, person: Person): boolean {
+  if (isPersonsCustomer(customerOfObject(object), person)) return true;
+  if (!isRecord(object)) return containsDeep(object, person.mentions);
+  return containsDeep(omit(object, [...customerAttributes, 'evidence']), person.mentions);
+}
+
+/** Whether a response document's render input is about the person: its dispute or its template text. */
+export function documentConcernsPerson(input: EvidenceDocumentInput, person: Person): boolean {
+  return (
+    concernsPerson(input.dispute, person) ||
+    (input.template !== null && !sameTemplate(redactTemplate(input.template, person), input.template))
   );
 }
 
@@ -174,14 +221,19 @@ export const customerAttributes = [
 /** Past payment attributes that are the customer's personal data whole. */
 const paymentAttributes = ['ip_address', 'shipping_address'];
 
+/** Whether the record redacted is of the person's own dispute (`isPersonsCustomer`). */
+export interface Whose {
+  theirs: boolean;
+}
+
 /**
- * Evidence of the person's dispute without them: a letter's `to` or `from` that mentions them becomes
- * `[redacted]` whole, as do the past payments' `ip_address` and `shipping_address` (theirs, on their
- * dispute); every other mention in every string is replaced by `[redacted]`. Takes the stored shape
+ * Evidence without the person: a letter's `to` or `from` that mentions them becomes `[redacted]` whole,
+ * and on their own dispute (`theirs`) so do the past payments' `ip_address` and `shipping_address`;
+ * every other mention in every string is replaced by `[redacted]`. Takes the stored shape
  * (`pastPayments`) and the API's (`past_payments`) alike, so it serves dispute rows, submission
  * snapshots and event payloads.
  */
-export function redactEvidence<T>(evidence: T, person: Person): T {
+export function redactEvidence<T>(evidence: T, person: Person, { theirs }: Whose): T {
   if (!isRecord(evidence)) return replaceDeep(evidence, person.mentions);
   const copy: Record<string, unknown> = { ...evidence };
   if (Array.isArray(copy.correspondence)) {
@@ -191,7 +243,7 @@ export function redactEvidence<T>(evidence: T, person: Person): T {
       return redactAttributes(letter, addresses);
     });
   }
-  for (const key of ['pastPayments', 'past_payments']) {
+  for (const key of theirs ? ['pastPayments', 'past_payments'] : []) {
     const payments = copy[key];
     if (Array.isArray(payments))
       copy[key] = payments.map((payment) => redactAttributes(payment, paymentAttributes));
@@ -200,27 +252,93 @@ export function redactEvidence<T>(evidence: T, person: Person): T {
 }
 
 /**
- * A dispute object (as events keep it) without the person: its customer attributes null, its evidence
- * as `redactEvidence` leaves it, and every other mention replaced.
+ * A dispute object (as events keep it) without the person. On their own dispute its customer attributes
+ * become null; on another's they stay as they are. Everything else is redacted as `redactEvidence` does,
+ * but `evidence`: the dictionary of a `dispute.response.generated` event is a copy of its response
+ * document's, which the document, rendered again from its redacted input, replaces (rerenderDocuments).
  */
-export function redactDisputeObject<T>(object: T, person: Person): T {
-  const redacted = redactEvidence(object, person);
-  if (!isRecord(redacted)) return redacted;
-  const copy: Record<string, unknown> = { ...redacted };
-  for (const key of customerAttributes) {
-    if (key in copy) copy[key] = null;
-  }
-  return copy as T;
+export function redactDisputeObject<T>(object: T, person: Person, { theirs }: Whose): T {
+  if (!isRecord(object)) return redactEvidence(object, person, { theirs });
+  const kept = new Set<string>(['evidence', ...(theirs ? [] : customerAttributes)]);
+  const nulled = new Set<string>(theirs ? customerAttributes : []);
+  const redacted = redactEvidence(omit(object, [...kept, ...nulled]), person, { theirs });
+  // In the object's own key order, so that an object redaction leaves unchanged compares equal.
+  return Object.fromEntries(
+    Object.keys(object).map((key) => [
+      key,
+      kept.has(key) ? object[key] : nulled.has(key) ? null : redacted[key],
+    ]),
+  ) as T;
 }
 
-/** The new values of a dispute row about the person: amounts, ids, states and timestamps are kept. */
-export function redactDispute(dispute: PersonalColumns, person: Person): PersonalColumns {
+/**
+ * The new values of a dispute row about the person: on their own dispute (by default, when
+ * `isPersonsCustomer`) the customer columns become null, on another's they stay; the evidence is
+ * redacted either way. Amounts, ids, states and timestamps are kept.
+ */
+export function redactDispute(
+  dispute: PersonalColumns,
+  person: Person,
+  whose: Whose = { theirs: isPersonsCustomer(dispute, person) },
+): PersonalColumns {
+  const { customerName, customerEmail, customerPurchaseIp, addressZip } = dispute;
   const { fields, products, correspondence, pastPayments, referenceUrl } = dispute;
+  const customer = whose.theirs
+    ? { customerName: null, customerEmail: null, customerPurchaseIp: null, addressZip: null }
+    : { customerName, customerEmail, customerPurchaseIp, addressZip };
   return {
-    customerName: null,
-    customerEmail: null,
-    customerPurchaseIp: null,
-    addressZip: null,
-    ...redactEvidence({ fields, products, correspondence, pastPayments, referenceUrl }, person),
+    ...customer,
+    ...redactEvidence({ fields, products, correspondence, pastPayments, referenceUrl }, person, whose),
   };
+}
+
+/**
+ * A response document's render input without the person, for rendering it again: its dispute as
+ * `redactDispute` leaves a row (their own dispute by default when its customer, as submitted, is them),
+ * and every mention in the template's name, body and field descriptions replaced. The template is the
+ * merchant's text, but a merchant may have written the customer's name into it; its `{{…}}` placeholders
+ * are kept as they are, so the body still fills from the redacted dispute. The date and every other
+ * attribute stay, so the document stays the record of what was sent, less the person.
+ */
+export function redactDocumentInput(
+  input: EvidenceDocumentInput,
+  person: Person,
+  whose: Whose = { theirs: isPersonsCustomer(input.dispute, person) },
+): EvidenceDocumentInput {
+  return {
+    ...input,
+    dispute: { ...input.dispute, ...redactDispute(input.dispute, person, whose) },
+    template: input.template && redactTemplate(input.template, person),
+  };
+}
+
+/** A `{{key}}` placeholder of a template body (domain/template-body.ts, renderTemplateBody). */
+const placeholders = /(\{\{[^{}]*\}\})/;
+
+function redactTemplate(template: EvidenceTemplate, person: Person): EvidenceTemplate {
+  const replace = (text: string) => text.replace(person.mentions, redactedText);
+  return {
+    ...template,
+    name: template.name === null ? null : replace(template.name),
+    // split with a capturing group: the placeholders are the odd parts.
+    body:
+      template.body === null
+        ? null
+        : template.body
+            .split(placeholders)
+            .map((part, index) => (index % 2 === 1 ? part : replace(part)))
+            .join(''),
+    fields: template.fields.map((field) =>
+      typeof field.description === 'string' ? { ...field, description: replace(field.description) } : field,
+    ),
+  };
+}
+
+const sameTemplate = (a: EvidenceTemplate, b: EvidenceTemplate) =>
+  a.name === b.name && a.body === b.body && sameJson(a.fields, b.fields);
+
+/** `record` without `keys`, in its own key order (and keeping a stored `__proto__` key a key). */
+function omit(record: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  const dropped = new Set(keys);
+  return Object.fromEntries(Object.entries(record).filter(([key]) => !dropped.has(key)));
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idPattern } from './params.js';
+import { idPattern, show } from './params.js';
 import { kinds, processors, reasons } from './vocabulary.js';
 
 /**
@@ -24,8 +24,6 @@ export const maxRules = 200;
  * carry no `processor` (their `source` says mock) but are the ones a merchant tries rules on first.
  */
 export const ruleProcessors = [...processors, 'mock'] as const;
-
-const show = (value: unknown) => JSON.stringify(value) ?? String(value);
 
 /** One value or a non-empty list of them, read as a list. */
 function oneOrMore<T extends z.ZodType>(item: T) {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ApiError } from './errors.js';
-import { type FieldValue, fieldKey } from './evidence.js';
+import { type FieldValue, fieldKey, own } from './evidence.js';
 import { jsonArray, resourceId, text } from './params.js';
 import { reasons } from './vocabulary.js';
 
@@ -62,7 +62,7 @@ export function checkFieldValues(
   if (!template) return values;
   const checked: Record<string, FieldValue> = { ...values };
   for (const field of template.fields) {
-    const value = values[field.key];
+    const value = own(values, field.key);
     if (value === undefined || value === null) continue;
     const result = fieldTypeCheck[field.type].safeParse(value);
     if (!result.success) {
@@ -91,7 +91,10 @@ export const attributesFillingFields = [
 export type FillingAttribute = (typeof attributesFillingFields)[number];
 export type FillingAttributes = Partial<Record<FillingAttribute, unknown>>;
 
-/** `{key: type}` for each required field that neither `fields` nor a same-named attribute provides. */
+/**
+ * `{key: type}` for each required field that neither `fields` nor a same-named attribute provides. Only
+ * own keys count: a field named `constructor` is not provided by what every object inherits.
+ */
 export function missingFields(
   template: TemplateShape | null,
   values: Record<string, FieldValue>,
@@ -101,9 +104,9 @@ export function missingFields(
   if (!template) return missing;
   for (const field of template.fields) {
     if (!field.required) continue;
-    const value = values[field.key];
+    const value = own(values, field.key);
     if (value !== undefined && value !== null && value !== '') continue;
-    const attribute = (attributes as Record<string, unknown>)[field.key];
+    const attribute = own<unknown>(attributes, field.key);
     if (attribute !== undefined && attribute !== null) continue;
     missing[field.key] = field.type;
   }

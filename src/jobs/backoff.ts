@@ -9,6 +9,7 @@ const minute = 60_000;
 const processorCapMs = 15 * minute;
 const retryAfterCapMs = 60 * minute;
 const webhookCapMs = 30 * minute;
+const waitingCapMs = 5 * minute;
 
 /** A failure that says when to come back (HTTP Retry-After). */
 interface TimedFailure {
@@ -43,6 +44,8 @@ export function retryDelay(
     case backoffTypes.webhook:
       // Up to 20% early: about 30 s, 1, 2, 4, 8, 16 minutes, then every 25 to 30 minutes.
       return Math.round(Math.min(step, webhookCapMs) * (0.8 + random() * 0.2));
+    case backoffTypes.waiting:
+      return equalJitter(Math.min(step, waitingCapMs), random);
     default:
       return -1;
   }

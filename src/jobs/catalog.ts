@@ -27,6 +27,8 @@ export const backoffTypes = {
   processor: 'processor',
   /** Webhook deliveries: growing to every 30 minutes, for 3 days (API.md section 8). */
   webhook: 'webhook',
+  /** Work waiting for other work to finish: exponential with equal jitter, capped at 5 minutes. */
+  waiting: 'waiting',
 } as const;
 
 /** The first retry of a processor call comes after about this long, doubling to 15 minutes (jobs/backoff.ts). */
@@ -68,6 +70,17 @@ export const jobCatalog = {
     queue: 'deadline',
     payload: z.object({}),
     options: { ...keep, attempts: 1 },
+  }),
+  /**
+   * Carry out one personal-data removal request once no submission of the person's data is in flight;
+   * until then it fails and retries: about every 5 minutes, for some 3 hours. A request still waiting
+   * after that stays waiting on its row (`completed_at` null), and the deadline sweep enqueues it again.
+   */
+  removePersonalData: define({
+    queue: 'deadline',
+    payload: z.object({ requestId: rowId('pdr') }),
+    jobId: ({ requestId }) => `removal-${requestId}`,
+    options: { ...keep, attempts: 50, backoff: { type: backoffTypes.waiting, delay: 2000 } },
   }),
   /** Poll one connected account for disputes changed since its cursor. */
   pollAccount: define({

@@ -1,12 +1,12 @@
 import { sql } from 'drizzle-orm';
 import type { Tx } from '../db/client.js';
 import { anyOf } from '../db/schema/columns.js';
-import { disputes, templates } from '../db/schema/index.js';
+import { disputes } from '../db/schema/index.js';
 import { disputeFacts, evaluateRules } from '../domain/rules.js';
 import { type DisputeState, decide } from '../domain/states.js';
 import { latestVersion } from '../domain/versions.js';
 import type { Logger } from '../logger.js';
-import type { DisputeRow, TemplateRow } from './dispute-records.js';
+import { type DisputeRow, findTemplates, type TemplateRow } from './dispute-records.js';
 import { loadTenantRules, type TenantRules, tenantKey } from './rules.js';
 
 /**
@@ -121,16 +121,7 @@ async function namedTemplates(tx: Tx, byTenant: Map<string, TenantRules>): Promi
     ]);
     for (const id of ids) keys.push({ ...tenant, id });
   }
-  if (keys.length === 0) return new Map();
-  const rows = await tx
-    .select()
-    .from(templates)
-    .where(
-      sql`(${templates.orgId}, ${templates.livemode}, ${templates.id}) in (select * from unnest(
-        ${sql.param(keys.map((key) => key.orgId))}::text[],
-        ${sql.param(keys.map((key) => String(key.livemode)))}::text[]::boolean[],
-        ${sql.param(keys.map((key) => key.id))}::text[]))`,
-    );
+  const rows = await findTemplates(tx, keys);
   return new Map(rows.map((row) => [`${tenantKey(row)}/${row.id}`, row]));
 }
 

@@ -6,6 +6,7 @@ import { dueSoonStates, overdueStates } from '../domain/states.js';
 import { loadTemplate } from './dispute-records.js';
 import type { EventType } from './events.js';
 import { recordDisputeEvent } from './events.js';
+import { type RemovalDispatcher, waitingRemovals } from './personal-data-removal.js';
 import { type Submitter, unattendedSubmissions } from './submissions.js';
 
 /**
@@ -16,6 +17,7 @@ import { type Submitter, unattendedSubmissions } from './submissions.js';
 export interface SweepDeps {
   db: Db;
   submitter: Submitter;
+  removals: RemovalDispatcher;
   /** DUE_SOON_HOURS, in milliseconds: the window of organisations that set none (`org settings`). */
   dueSoonMs: number;
   /**
@@ -23,13 +25,18 @@ export interface SweepDeps {
    * lost (a flushed Redis) still goes out on time rather than at the sweep after its moment.
    */
   lookaheadMs: number;
-  /** Pending submissions younger than this are their request's own business (it enqueues them). */
+  /**
+   * Pending submissions and waiting removal requests younger than this are their request's own business
+   * (it enqueues them).
+   */
   unattendedAfterMs: number;
 }
 
 export interface SweepReport {
   queued: number;
   resumed: number;
+  /** Personal-data removals still waiting, whose jobs were made sure of. */
+  removals: number;
   dueSoon: number;
   overdue: number;
 }
@@ -88,6 +95,9 @@ export async function sweepDeadlines(deps: SweepDeps): Promise<SweepReport> {
     await submitter.dispatch(submissionId);
     resumed += 1;
   }
+  // Few: removal requests are rare, and each waits at most as long as a submission of its person's data.
+  const removals = await waitingRemovals(db, deps.unattendedAfterMs);
+  for (const requestId of removals) await deps.removals.dispatch(requestId);
 
   const dueSoon = await notifyOnce(
     db,
@@ -96,7 +106,7 @@ export async function sweepDeadlines(deps: SweepDeps): Promise<SweepReport> {
     sweepConditions.dueSoon(deps.dueSoonMs),
   );
   const overdue = await notifyOnce(db, 'dispute.overdue', 'overdueNotifiedAt', sweepConditions.overdue());
-  return { queued: queued.length, resumed, dueSoon, overdue };
+  return { queued: queued.length, resumed, removals: removals.length, dueSoon, overdue };
 }
 
 /**

@@ -80,6 +80,26 @@ export async function loadDisputes(
     .where(and(ownedBy(disputes, tenant), inArray(disputes.uid, uids)));
 }
 
+/**
+ * The templates of the keys given (tenant and id), of any number of tenants, in one query. The keys go as
+ * three array parameters, so the statement's text is the same for any number of them.
+ */
+export async function findTemplates(
+  db: Db | Tx,
+  keys: readonly (Tenant & { id: string })[],
+): Promise<TemplateRow[]> {
+  if (keys.length === 0) return [];
+  return db
+    .select()
+    .from(templates)
+    .where(
+      sql`(${templates.orgId}, ${templates.livemode}, ${templates.id}) in (select * from unnest(
+        ${sql.param(keys.map((key) => key.orgId))}::text[],
+        ${sql.param(keys.map((key) => String(key.livemode)))}::text[]::boolean[],
+        ${sql.param(keys.map((key) => key.id))}::text[]))`,
+    );
+}
+
 /** The templates a set of disputes name, by dispute uid, in one query. */
 export async function loadTemplates(
   db: Db | Tx,
@@ -88,16 +108,10 @@ export async function loadTemplates(
   const naming = named.filter((dispute) => dispute.template !== null);
   if (naming.length === 0) return new Map();
   const keys = [...new Map(naming.map((d) => [`${d.orgId}/${d.livemode}/${d.template}`, d])).values()];
-  // The keys go as three array parameters, so the statement's text is the same for any number of them.
-  const rows = await db
-    .select()
-    .from(templates)
-    .where(
-      sql`(${templates.orgId}, ${templates.livemode}, ${templates.id}) in (select * from unnest(
-        ${sql.param(keys.map((d) => d.orgId))}::text[],
-        ${sql.param(keys.map((d) => String(d.livemode)))}::text[]::boolean[],
-        ${sql.param(keys.map((d) => d.template ?? ''))}::text[]))`,
-    );
+  const rows = await findTemplates(
+    db,
+    keys.map((d) => ({ orgId: d.orgId, livemode: d.livemode, id: d.template ?? '' })),
+  );
   const byKey = new Map(rows.map((row) => [`${row.orgId}/${row.livemode}/${row.id}`, row]));
   const byDispute = new Map<string, TemplateRow>();
   for (const d of naming) {

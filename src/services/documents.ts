@@ -3,12 +3,16 @@ import { and, eq, sql } from 'drizzle-orm';
 import { Batcher } from '../db/batcher.js';
 import type { Db, Tx } from '../db/client.js';
 import { anyOf } from '../db/schema/columns.js';
-import { disputes, documents, events, submissions, templates } from '../db/schema/index.js';
+import { disputes, documents, events, submissions } from '../db/schema/index.js';
 import { renderPool } from '../documents/render-pool.js';
-import { buildEvidenceDocument, evidenceDictionary } from '../domain/evidence-document.js';
+import {
+  buildEvidenceDocument,
+  type EvidenceDocumentInput,
+  evidenceDictionary,
+} from '../domain/evidence-document.js';
 import { newId } from '../ids.js';
 import type { EvidencePackage, ResponsePackage } from '../processors/types.js';
-import { type DisputeRow, type TemplateRow, templateOfDispute } from './dispute-records.js';
+import type { DisputeRow, TemplateRow } from './dispute-records.js';
 
 type SubmissionRow = typeof submissions.$inferSelect;
 
@@ -44,6 +48,7 @@ export class DocumentStore {
 
 interface Rendered {
   source: DocumentSource;
+  input: EvidenceDocumentInput;
   response: ResponsePackage;
 }
 
@@ -57,54 +62,71 @@ export async function renderResponse(
 ): Promise<Rendered> {
   const { submission, dispute, template } = source;
   const snapshot = submission.evidence as unknown as EvidencePackage;
-  const input = {
+  const input: EvidenceDocumentInput = {
     dispute: { ...dispute, ...snapshot },
-    template,
+    template: template && {
+      id: template.id,
+      name: template.name,
+      body: template.body,
+      fields: template.fields,
+    },
     generatedAt: submission.createdAt,
   };
+  return { source, input, response: await renderInput(input, documentId, dispute.id) };
+}
+
+async function renderInput(
+  input: EvidenceDocumentInput,
+  documentId: string,
+  disputeId: string,
+): Promise<ResponsePackage> {
   const pdf = await renderPool().render(buildEvidenceDocument(input));
   return {
-    source,
-    response: {
-      evidence: evidenceDictionary(input),
-      document: {
-        id: documentId,
-        filename: documentFilename(dispute.id),
-        pdf,
-        sha256: createHash('sha256').update(pdf).digest('hex'),
-      },
+    evidence: evidenceDictionary(input),
+    document: {
+      id: documentId,
+      filename: documentFilename(disputeId),
+      pdf,
+      sha256: createHash('sha256').update(pdf).digest('hex'),
     },
   };
 }
 
 /**
- * Renders the documents of these disputes again, in the caller's transaction, from what their
- * submissions and disputes hold now: after a personal-data removal has redacted them, the PDF and the
- * evidence dictionary (whose `uncategorized_text` may quote any attribute) must follow. Each document keeps
- * its id; its submission's hash and the `dispute.response.generated` events that carried its evidence
- * follow too. Answers the ids of the documents that changed.
+ * Renders documents of these disputes again, in the caller's transaction, from their stored inputs as
+ * `redact` changes them: after a personal-data removal, the PDF and the evidence dictionary (whose
+ * `uncategorized_text` may quote any attribute) must lose the person too. Everything else stays as it was
+ * sent: the template as it stood, the dispute as submitted, the date. Each document keeps its id; its
+ * submission's hash and the `dispute.response.generated` events that carried its evidence follow. Answers
+ * the ids of the documents that changed.
  */
-export async function rerenderDocuments(tx: Tx, disputeUids: string[]): Promise<string[]> {
+export async function rerenderDocuments(
+  tx: Tx,
+  disputeUids: string[],
+  redact: (input: EvidenceDocumentInput) => EvidenceDocumentInput,
+): Promise<string[]> {
   if (disputeUids.length === 0) return [];
   const rows = await tx
-    .select({ document: documents, submission: submissions, dispute: disputes, template: templates })
+    .select({ document: documents, disputeId: disputes.id })
     .from(documents)
-    .innerJoin(submissions, eq(submissions.id, documents.submissionId))
     .innerJoin(disputes, eq(disputes.uid, documents.disputeUid))
-    .leftJoin(templates, templateOfDispute)
     .where(anyOf(documents.disputeUid, disputeUids, 'uuid'))
     .orderBy(documents.id)
     .for('update', { of: documents });
   const changed: string[] = [];
-  for (const { document, submission, dispute, template } of rows) {
-    const { response } = await renderResponse({ submission, dispute, template }, document.id);
+  for (const { document, disputeId } of rows) {
+    const input = redact(inputFromJson(document.input));
+    const response = await renderInput(input, document.id, disputeId);
     const { pdf, sha256 } = response.document;
     if (sha256 === document.sha256) continue;
     await tx
       .update(documents)
-      .set({ evidence: response.evidence, pdf, sha256 })
+      .set({ input: inputToJson(input), evidence: response.evidence, pdf, sha256 })
       .where(eq(documents.id, document.id));
-    await tx.update(submissions).set({ documentSha256: sha256 }).where(eq(submissions.id, submission.id));
+    await tx
+      .update(submissions)
+      .set({ documentSha256: sha256 })
+      .where(eq(submissions.id, document.submissionId));
     await tx
       .update(events)
       .set({
@@ -112,7 +134,7 @@ export async function rerenderDocuments(tx: Tx, disputeUids: string[]): Promise<
       })
       .where(
         and(
-          eq(events.disputeUid, dispute.uid),
+          eq(events.disputeUid, document.disputeUid),
           eq(events.type, 'dispute.response.generated'),
           sql`${events.data}->>'response_document' = ${document.id}`,
         ),
@@ -120,6 +142,31 @@ export async function rerenderDocuments(tx: Tx, disputeUids: string[]): Promise<
     changed.push(document.id);
   }
   return changed;
+}
+
+/** The dispute's moments, which JSON carries as ISO strings. */
+const disputeMoments = [
+  'chargedAt',
+  'disputedAt',
+  'dueBy',
+  'submittedAt',
+  'closedAt',
+  'createdAt',
+  'updatedAt',
+] as const;
+
+function inputToJson(input: EvidenceDocumentInput): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(input)) as Record<string, unknown>;
+}
+
+function inputFromJson(json: Record<string, unknown>): EvidenceDocumentInput {
+  const stored = json as unknown as EvidenceDocumentInput;
+  const dispute = { ...stored.dispute };
+  for (const key of disputeMoments) {
+    const value = dispute[key] as unknown;
+    (dispute as Record<string, unknown>)[key] = typeof value === 'string' ? new Date(value) : null;
+  }
+  return { ...stored, dispute, generatedAt: new Date(stored.generatedAt) };
 }
 
 /** Dispute ids are `A-Z a-z 0-9 _ - . :`; a colon is not welcome in file names. */
@@ -136,8 +183,9 @@ async function storeMany(db: Db, items: Rendered[]): Promise<ResponsePackage[]> 
     const rows = await tx
       .insert(documents)
       .values(
-        items.map(({ source, response }) => ({
+        items.map(({ source, input, response }) => ({
           id: response.document.id,
+          input: inputToJson(input),
           orgId: source.submission.orgId,
           livemode: source.submission.livemode,
           disputeUid: source.submission.disputeUid,

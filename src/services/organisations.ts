@@ -1,9 +1,9 @@
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
-import { z } from 'zod';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
-import { apiKeys, organisations, templates } from '../db/schema/index.js';
-import { apiVersions, isApiVersion, latestVersion } from '../domain/versions.js';
-import { reasons } from '../domain/vocabulary.js';
+import { apiKeys, organisations } from '../db/schema/index.js';
+import { parseSettingsChange, type SettingsChange } from '../domain/organisation-settings.js';
+import { show } from '../domain/params.js';
+import { latestVersion } from '../domain/versions.js';
 import { newId } from '../ids.js';
 import {
   authInvalidationChannel,
@@ -14,7 +14,7 @@ import {
   orgInvalidation,
 } from './api-keys.js';
 import { invalidateLocally } from './authenticate.js';
-import { ownedBy } from './dispute-records.js';
+import { findMissingTemplates } from './templates.js';
 
 export interface CreatedOrganisation {
   org: string;
@@ -112,69 +112,6 @@ export interface OrganisationSettings {
   default_templates: { test: Record<string, string>; live: Record<string, string> };
 }
 
-const show = (value: unknown) => JSON.stringify(value) ?? String(value);
-
-/** Whole hours, as numbers or as the text a command line gives. */
-function wholeHours(what: string, min: number, max: number, orDefault = false) {
-  const message = (issue: { input?: unknown }) =>
-    `${what} must be a whole number of hours from ${min} to ${max}${orDefault ? ', or "default"' : ''}, not ${show(issue.input)}`;
-  return z.preprocess(
-    (value) => (typeof value === 'string' && /^\s*\d{1,9}\s*$/.test(value) ? Number(value) : value),
-    z
-      .number({ error: message })
-      .int({ error: message })
-      .min(min, { error: message })
-      .max(max, { error: message }),
-  );
-}
-
-/** `<reason>=<templateId>`; an empty id removes the reason's default. */
-const defaultTemplate = z.string().transform((value, context) => {
-  const at = value.indexOf('=');
-  const reason = value.slice(0, at);
-  if (at < 0) {
-    context.addIssue({
-      code: 'custom',
-      message: `default template must be <reason>=<templateId>, not ${show(value)}`,
-    });
-    return z.NEVER;
-  }
-  if (!(reasons as readonly string[]).includes(reason)) {
-    context.addIssue({
-      code: 'custom',
-      message: `default template ${show(value)}: ${show(reason)} is not a dispute reason (${reasons.join(', ')})`,
-    });
-    return z.NEVER;
-  }
-  return { reason, template: value.slice(at + 1) || null };
-});
-
-export const settingsChange = z
-  .object({
-    apiVersion: z
-      .string()
-      .refine(isApiVersion, {
-        error: (issue) => `api version must be one of ${apiVersions.join(', ')}, not ${show(issue.input)}`,
-      })
-      .optional(),
-    /** At most 30 days: past that a queued dispute would go out as soon as it is queued anyway. */
-    queueLeadHours: wholeHours('queue lead', 0, 720).optional(),
-    /** `default` (or null) returns to the DUE_SOON_HOURS setting. */
-    dueSoonHours: z
-      .union([
-        z.literal('default').transform(() => null),
-        z.null(),
-        wholeHours('due-soon window', 1, 720, true),
-      ])
-      .optional(),
-    mode: z.enum(['test', 'live'], { error: 'mode must be test or live' }).optional(),
-    defaultTemplates: z.array(defaultTemplate).optional(),
-  })
-  .refine((change) => !change.defaultTemplates?.length || change.mode !== undefined, {
-    error: 'default templates belong to a mode: give --mode test or --mode live',
-  });
-export type SettingsChange = z.input<typeof settingsChange>;
-
 export async function getOrganisationSettings(db: Db, org: string): Promise<OrganisationSettings> {
   const [row] = await db.select().from(organisations).where(eq(organisations.id, org));
   if (!row) throw new Error(`no organisation ${org}`);
@@ -192,11 +129,15 @@ export async function updateOrganisationSettings(
   org: string,
   input: SettingsChange,
 ): Promise<OrganisationSettings> {
-  const parsed = settingsChange.safeParse(input);
-  if (!parsed.success) throw new Error(parsed.error.issues[0]?.message ?? 'invalid settings');
-  const change = parsed.data;
+  const change = parseSettingsChange(input);
   const updated = await db.transaction(async (tx) => {
-    const [current] = await tx.select().from(organisations).where(eq(organisations.id, org)).for('update');
+    // Serialises writers of the settings; `no key update` still lets the organisation's rows (disputes,
+    // events, documents) be inserted meanwhile, as their foreign keys only need the key to stay.
+    const [current] = await tx
+      .select()
+      .from(organisations)
+      .where(eq(organisations.id, org))
+      .for('no key update');
     if (!current) throw new Error(`no organisation ${org}`);
     const values: Partial<typeof organisations.$inferInsert> = {};
     if (change.apiVersion !== undefined) values.apiVersion = change.apiVersion;
@@ -204,25 +145,14 @@ export async function updateOrganisationSettings(
     if (change.dueSoonHours !== undefined) values.dueSoonHours = change.dueSoonHours;
     if (change.mode !== undefined && change.defaultTemplates?.length) {
       const mode = change.mode;
-      const named = change.defaultTemplates.flatMap(({ template }) => (template === null ? [] : [template]));
-      const existing = new Set(
-        named.length === 0
-          ? []
-          : (
-              await tx
-                .select({ id: templates.id })
-                .from(templates)
-                .where(
-                  and(
-                    ownedBy(templates, { orgId: org, livemode: mode === 'live' }),
-                    inArray(templates.id, named),
-                  ),
-                )
-            ).map((row) => row.id),
+      const absent = await findMissingTemplates(
+        tx,
+        { orgId: org, livemode: mode === 'live' },
+        change.defaultTemplates.map(({ template }) => template),
       );
       const forMode = { ...current.defaultTemplates[mode] };
       for (const { reason, template } of change.defaultTemplates) {
-        if (template !== null && !existing.has(template)) {
+        if (template !== null && absent.has(template)) {
           throw new Error(
             `default template for ${reason}: template ${show(template)} does not exist in ${mode} mode`,
           );

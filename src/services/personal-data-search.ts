@@ -2,7 +2,13 @@ import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { Tx } from '../db/client.js';
 import { anyOf } from '../db/schema/columns.js';
 import { disputes, documents, events, submissions } from '../db/schema/index.js';
-import { concernsPerson, type Person } from '../domain/personal-data.js';
+import type { EvidenceDocumentInput } from '../domain/evidence-document.js';
+import {
+  concernsPerson,
+  documentConcernsPerson,
+  objectConcernsPerson,
+  type Person,
+} from '../domain/personal-data.js';
 import { containsDeep } from '../domain/redaction.js';
 import { type DisputeRow, ownedBy, type Tenant } from './dispute-records.js';
 
@@ -20,7 +26,7 @@ export interface Held {
     evidence: Record<string, unknown>;
     createdAt: Date;
   }[];
-  /** Documents (their evidence, not the PDF) of those disputes or mentioning the person. */
+  /** Documents (their evidence, not the PDF) of those disputes, or rendered from input about the person. */
   documents: {
     id: string;
     disputeUid: string;
@@ -29,8 +35,14 @@ export interface Held {
     evidence: Record<string, string | number | boolean>;
     createdAt: Date;
   }[];
-  /** Events (webhook payloads) of those disputes or mentioning the person. */
-  events: { id: string; type: string; data: Record<string, unknown>; createdAt: Date }[];
+  /** Events (webhook payloads) of those disputes, or about the person (objectConcernsPerson). */
+  events: {
+    id: string;
+    type: string;
+    disputeUid: string | null;
+    data: Record<string, unknown>;
+    createdAt: Date;
+  }[];
 }
 
 /**
@@ -41,9 +53,12 @@ const mayMention = (text: SQL, person: Person) =>
   sql`${text} ~ any(${sql.param(person.searchPatterns)}::text[])`;
 
 /**
- * Everything held about the person in the tenant. With `lock`, the rows are locked for the removal that
- * follows, disputes in the order mirroring and the submission worker lock them (id in "C" collation), so
- * that they wait for each other rather than deadlock.
+ * Everything held about the person in the tenant. With `lock`, the disputes that may concern them are
+ * locked for the removal that follows, in the order mirroring and queued submissions lock them (id in
+ * "C" collation), so that they wait for each other rather than deadlock; while they are locked no
+ * submission of them can be prepared. Their events are locked too. Submissions are read, never locked:
+ * a runner recording an outcome holds its submission's row and then waits for the dispute's, so waiting
+ * here for a submission row could close a cycle. Documents are locked by rerenderDocuments.
  */
 export async function findHeld(tx: Tx, tenant: Tenant, person: Person, lock: boolean): Promise<Held> {
   const disputeText = sql`concat_ws(' ', ${disputes.customerName}, ${disputes.customerEmail},
@@ -59,8 +74,7 @@ export async function findHeld(tx: Tx, tenant: Tenant, person: Person, lock: boo
   );
   const uids = found.map((dispute) => dispute.uid);
   const concerned = new Set(uids);
-  const about = (disputeUid: string | null, value: unknown) =>
-    (disputeUid !== null && concerned.has(disputeUid)) || containsDeep(value, person.mentions);
+  const ofConcerned = (disputeUid: string | null) => disputeUid !== null && concerned.has(disputeUid);
 
   const submissionQuery = tx
     .select({
@@ -80,15 +94,15 @@ export async function findHeld(tx: Tx, tenant: Tenant, person: Person, lock: boo
       ),
     )
     .orderBy(submissions.createdAt, submissions.id);
-  const heldSubmissions = await (lock ? submissionQuery.for('update', { of: submissions }) : submissionQuery);
+  const heldSubmissions = await submissionQuery;
 
-  // Documents are locked by redactDocuments, which the removal calls with their disputes.
   const heldDocuments = await tx
     .select({
       id: documents.id,
       disputeUid: documents.disputeUid,
       disputeId: disputes.id,
       submissionId: documents.submissionId,
+      input: documents.input,
       evidence: documents.evidence,
       createdAt: documents.createdAt,
     })
@@ -97,7 +111,7 @@ export async function findHeld(tx: Tx, tenant: Tenant, person: Person, lock: boo
     .where(
       and(
         ownedBy(documents, tenant),
-        sql`(${anyOf(documents.disputeUid, uids, 'uuid')} or ${mayMention(sql`${documents.evidence}::text`, person)})`,
+        sql`(${anyOf(documents.disputeUid, uids, 'uuid')} or ${mayMention(sql`${documents.input}::text`, person)})`,
       ),
     )
     .orderBy(documents.createdAt, documents.id);
@@ -122,10 +136,17 @@ export async function findHeld(tx: Tx, tenant: Tenant, person: Person, lock: boo
 
   return {
     disputes: found,
-    submissions: heldSubmissions.filter((row) => about(row.disputeUid, row.evidence)),
-    documents: heldDocuments.filter((row) => about(row.disputeUid, row.evidence)),
-    events: heldEvents
-      .filter((row) => about(row.disputeUid, row.data))
-      .map(({ disputeUid: _uid, ...event }) => event),
+    submissions: heldSubmissions.filter(
+      (row) => ofConcerned(row.disputeUid) || containsDeep(row.evidence, person.mentions),
+    ),
+    documents: heldDocuments
+      .filter(
+        (row) =>
+          ofConcerned(row.disputeUid) ||
+          // Stored as JSON, its moments as text: the test reads none of them.
+          documentConcernsPerson(row.input as unknown as EvidenceDocumentInput, person),
+      )
+      .map(({ input: _input, ...document }) => document),
+    events: heldEvents.filter((row) => ofConcerned(row.disputeUid) || objectConcernsPerson(row.data, person)),
   };
 }

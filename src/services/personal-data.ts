@@ -1,32 +1,20 @@
-import { and, eq, isNotNull } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client.js';
-import { disputes, events, personalDataRequests, submissions } from '../db/schema/index.js';
+import { personalDataRequests } from '../db/schema/index.js';
 import { formatTimestamp, toDisputeObject } from '../domain/disputes.js';
-import {
-  type Person,
-  personOf,
-  type RemoveInput,
-  type RetrieveInput,
-  redactDispute,
-  redactDisputeObject,
-  redactEvidence,
-} from '../domain/personal-data.js';
-import { sameJson } from '../domain/redaction.js';
+import { type Person, personOf, type RetrieveInput } from '../domain/personal-data.js';
 import { newId } from '../ids.js';
 import type { SecretBox } from '../secrets.js';
-import { loadTemplates, ownedBy, type Tenant } from './dispute-records.js';
-import { rerenderDocuments } from './documents.js';
+import { loadTemplates, type Tenant } from './dispute-records.js';
 import type { PersonalDataRequestRow } from './personal-data-requests.js';
 import { findHeld } from './personal-data-search.js';
 
 /**
- * Personal data requests, done within the request: the data held about one person is small. A retrieve
- * seals an export of everything held about the person in the tenant (organisation and mode) for the
- * operator to send on (`npm run cli -- privacy export`); a remove redacts them everywhere in the tenant in
- * one transaction. Either is recorded in personal_data_requests with the person only as keyed hashes.
- * Nothing is sent from here, and removing emits no event: redaction is not a change of the dispute a
- * client acts on. Cached dispute objects cannot go stale: each redacted dispute row's `version` is bumped
- * by the database (drizzle/0001), and the DisputeObjectCache is keyed by it.
+ * Personal data requests, and the retrieve. A retrieve is done within the request (the data held about
+ * one person is small): it seals an export of everything held about the person in the tenant
+ * (organisation and mode) for the operator to send on (`npm run cli -- privacy export`). A remove is
+ * recorded and carried out by a job (personal-data-removal.ts). Either is recorded in
+ * personal_data_requests with the person as keyed hashes (and, while a removal waits, sealed). Nothing is
+ * sent from here.
  */
 
 export interface PersonalDataDeps {
@@ -39,7 +27,7 @@ export interface PersonalDataDeps {
 /** The purpose the person's keyed hashes are made for (SecretBox.keyedHash). */
 const hashPurpose = 'personal-data';
 
-function personHashes(secrets: SecretBox, person: Person) {
+export function personHashes(secrets: SecretBox, person: Person) {
   return {
     emailHash: secrets.keyedHash(hashPurpose, `email:${person.email}`),
     nameHash: secrets.keyedHash(hashPurpose, `name:${person.name}`),
@@ -89,7 +77,7 @@ export async function retrievePersonalData(
           data: event.data,
         })),
       };
-      return record(tx, {
+      return recordRequest(tx, {
         id,
         orgId: tenant.orgId,
         livemode: tenant.livemode,
@@ -111,107 +99,16 @@ export async function retrievePersonalData(
   );
 }
 
-/**
- * Removes the person from the tenant's data in one transaction: disputes about them lose their customer
- * attributes, and every mention in evidence, submission snapshots, document evidence and event payloads
- * becomes `[redacted]` (domain/personal-data.ts says exactly how). Amounts, ids, states and timestamps
- * stay. Exports of earlier retrieve requests for the same email are deleted.
- */
-export async function removePersonalData(
-  deps: PersonalDataDeps,
-  tenant: Tenant,
-  input: RemoveInput,
-): Promise<PersonalDataRequestRow> {
-  const person = personOf(input);
-  const hashes = personHashes(deps.secrets, person);
-  const createdAt = now(deps);
-  return deps.db.transaction(async (tx) => {
-    const held = await findHeld(tx, tenant, person, true);
-    const concerned = new Set(held.disputes.map((dispute) => dispute.uid));
-
-    let disputesRedacted = 0;
-    for (const dispute of held.disputes) {
-      const redacted = redactDispute(dispute, person);
-      if (sameJson(redacted, pick(dispute, redacted))) continue;
-      // No updatedAt: timestamps are kept, a redaction is no edit of the client's. The trigger still bumps `version`.
-      await tx.update(disputes).set(redacted).where(eq(disputes.uid, dispute.uid));
-      disputesRedacted += 1;
-    }
-
-    let submissionsRedacted = 0;
-    for (const submission of held.submissions) {
-      const evidence = redactEvidence(submission.evidence, person);
-      if (sameJson(evidence, submission.evidence)) continue;
-      await tx.update(submissions).set({ evidence }).where(eq(submissions.id, submission.id));
-      submissionsRedacted += 1;
-    }
-
-    let eventsRedacted = 0;
-    for (const event of held.events) {
-      const data = redactDisputeObject(event.data, person);
-      if (sameJson(data, event.data)) continue;
-      await tx.update(events).set({ data }).where(eq(events.id, event.id));
-      eventsRedacted += 1;
-    }
-
-    // Last: the documents are rendered again from the redacted disputes and submissions, and the events
-    // that carried their evidence take the new dictionary.
-    const documentsRedacted = await rerenderDocuments(tx, [
-      ...new Set([
-        ...concerned,
-        ...held.submissions.map((submission) => submission.disputeUid),
-        ...held.documents.map((document) => document.disputeUid),
-      ]),
-    ]);
-
-    const exports = await tx
-      .update(personalDataRequests)
-      .set({ export: null })
-      .where(
-        and(
-          ownedBy(personalDataRequests, tenant),
-          eq(personalDataRequests.kind, 'retrieve'),
-          eq(personalDataRequests.emailHash, hashes.emailHash),
-          isNotNull(personalDataRequests.export),
-        ),
-      )
-      .returning({ id: personalDataRequests.id });
-
-    return record(tx, {
-      id: newId('personalDataRequest'),
-      orgId: tenant.orgId,
-      livemode: tenant.livemode,
-      kind: 'remove',
-      ...hashes,
-      notificationEmail:
-        input.notification_email === undefined ? null : deps.secrets.seal(input.notification_email),
-      export: null,
-      summary: {
-        disputes: disputesRedacted,
-        submissions: submissionsRedacted,
-        documents: documentsRedacted.length,
-        events: eventsRedacted,
-        exports: exports.length,
-      },
-      createdAt,
-      completedAt: now(deps),
-    });
-  });
-}
-
-async function record(
-  tx: Tx,
+/** Inserts a request row, in a transaction or not. */
+export async function recordRequest(
+  db: Db | Tx,
   values: typeof personalDataRequests.$inferInsert,
 ): Promise<PersonalDataRequestRow> {
-  const [row] = await tx.insert(personalDataRequests).values(values).returning();
+  const [row] = await db.insert(personalDataRequests).values(values).returning();
   if (!row) throw new Error('insert returned no row');
   return row;
 }
 
-function pick<T extends object>(source: T, keysOf: object): Partial<T> {
-  return Object.fromEntries(Object.keys(keysOf).map((key) => [key, source[key as keyof T]])) as Partial<T>;
-}
-
-function now(deps: Pick<PersonalDataDeps, 'now'>): Date {
+export function now(deps: Pick<PersonalDataDeps, 'now'>): Date {
   return deps.now?.() ?? new Date();
 }

@@ -31,7 +31,7 @@ export async function retrieveResponse(db: Db, tenant: Tenant, id: string): Prom
 /** A document's PDF with what names it, for the signed download link; undefined when there is none. */
 export async function loadDocumentPdf(db: Db, documentId: string) {
   const [found] = await db
-    .select({ pdf: documents.pdf, livemode: documents.livemode, disputeId: disputes.id })
+    .select({ pdf: documents.pdf, disputeId: disputes.id })
     .from(documents)
     .innerJoin(disputes, eq(disputes.uid, documents.disputeUid))
     .where(eq(documents.id, documentId));

@@ -1,6 +1,6 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client.js';
-import { organisations, rules, templates } from '../db/schema/index.js';
+import { organisations, rules } from '../db/schema/index.js';
 import {
   type DisputeFacts,
   evaluateRules,
@@ -14,6 +14,7 @@ import {
 import type { Logger } from '../logger.js';
 import type { Mode } from './api-keys.js';
 import { ownedBy, type Tenant } from './dispute-records.js';
+import { findMissingTemplates } from './templates.js';
 
 /**
  * An organisation's workflow rules, per mode: replaced whole from a rule file (`rules set`), listed, and
@@ -31,7 +32,9 @@ export interface RuleSetInput {
 /**
  * Replaces the tenant's rules with the file's, in one transaction: on any problem (a bad rule, a template
  * that does not exist in that organisation and mode) nothing changes and the previous rules stay in force.
- * The organisation row is locked first, so two sets of one organisation apply one after the other.
+ * The organisation row is locked first, so two sets of one organisation apply one after the other. The
+ * lock is `for no key update`, which leaves the organisation's key to the foreign keys of its other rows:
+ * disputes, events and documents of the organisation are still inserted while rules are set.
  */
 export async function setRules(db: Db, input: RuleSetInput): Promise<Rule[]> {
   const parsed = readRuleFile(input.contents);
@@ -41,21 +44,15 @@ export async function setRules(db: Db, input: RuleSetInput): Promise<Rule[]> {
       .select({ id: organisations.id })
       .from(organisations)
       .where(eq(organisations.id, input.org))
-      .for('update');
+      .for('no key update');
     if (!organisation) throw new Error(`no organisation ${input.org}`);
 
-    const named = [...new Set(parsed.flatMap((rule) => (rule.template === null ? [] : [rule.template])))];
-    const existing = new Set(
-      named.length === 0
-        ? []
-        : (
-            await tx
-              .select({ id: templates.id })
-              .from(templates)
-              .where(and(ownedBy(templates, tenant), inArray(templates.id, named)))
-          ).map((row) => row.id),
+    const absent = await findMissingTemplates(
+      tx,
+      tenant,
+      parsed.map((rule) => rule.template),
     );
-    const missing = parsed.filter((rule) => rule.template !== null && !existing.has(rule.template));
+    const missing = parsed.filter((rule) => rule.template !== null && absent.has(rule.template));
     if (missing.length > 0) {
       throw new RuleFileError(
         missing.map(

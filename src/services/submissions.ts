@@ -500,12 +500,23 @@ async function finishMany(db: Db, items: Finish[]): Promise<boolean[]> {
         .where(stillOpenTo(succeeded, sendableStates))
         .returning();
       record('dispute.submitted', rows);
-      // The package each submitted dispute was answered with, for standalone integrations and for
-      // processors whose portal takes the upload (API.md section 8).
-      const sent = new Map(succeeded.map((item) => [item.claimed.dispute.uid, item.response]));
-      for (const dispute of rows) {
-        const response = sent.get(dispute.uid);
-        if (!response) continue;
+      // Every success announces the package it sent (for standalone integrations, and processors whose
+      // portal takes the upload; API.md section 8), also for a dispute the processor decided meanwhile,
+      // which keeps its state and gets no dispute.submitted.
+      const current = new Map(rows.map((dispute) => [dispute.uid, dispute]));
+      const decided = succeeded.filter(({ claimed }) => !current.has(claimed.dispute.uid));
+      if (decided.length > 0) {
+        const uids = decided.map(({ claimed }) => claimed.dispute.uid);
+        for (const dispute of await tx
+          .select()
+          .from(disputes)
+          .where(anyOf(disputes.uid, uids, 'uuid'))) {
+          current.set(dispute.uid, dispute);
+        }
+      }
+      for (const { claimed, response } of succeeded) {
+        const dispute = current.get(claimed.dispute.uid);
+        if (!dispute || !response) continue;
         updated.push({
           type: 'dispute.response.generated',
           dispute,

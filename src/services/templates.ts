@@ -1,5 +1,5 @@
-import { and, eq } from 'drizzle-orm';
-import type { Db } from '../db/client.js';
+import { and, eq, inArray } from 'drizzle-orm';
+import type { Db, Tx } from '../db/client.js';
 import { templates } from '../db/schema/index.js';
 import { ApiError, notFound } from '../domain/errors.js';
 import type { CreateTemplateInput, TemplateInput } from '../domain/templates.js';
@@ -66,6 +66,25 @@ export async function deleteTemplate(db: Db, tenant: Tenant, id: string): Promis
     .returning();
   if (!deleted) throw notFound.template(id, false);
   return deleted;
+}
+
+/**
+ * The ids among `ids` that name no template of the tenant (nulls, which name none, are passed over), in
+ * one query. Rules and default templates name templates by id, and are refused while one does not exist.
+ */
+export async function findMissingTemplates(
+  tx: Db | Tx,
+  tenant: Tenant,
+  ids: readonly (string | null)[],
+): Promise<Set<string>> {
+  const named = [...new Set(ids.filter((id) => id !== null))];
+  if (named.length === 0) return new Set();
+  const rows = await tx
+    .select({ id: templates.id })
+    .from(templates)
+    .where(and(ownedBy(templates, tenant), inArray(templates.id, named)));
+  const existing = new Set(rows.map((row) => row.id));
+  return new Set(named.filter((id) => !existing.has(id)));
 }
 
 /** Only the attributes the client sent: an update leaves the others as they are. */

@@ -11,6 +11,7 @@ import type { AppDeps } from '../../src/api/endpoint.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { openQueues, type Queues } from '../../src/jobs/catalog.js';
 import type { QueueName } from '../../src/jobs/names.js';
+import { createQueueRemovalDispatcher } from '../../src/jobs/removal-dispatcher.js';
 import { createQueueSubmitter } from '../../src/jobs/submitter.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
@@ -122,6 +123,7 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     rateLimiter: new RateLimiter(redis, prefix, 10_000, logger),
     adapters,
     submitter: createQueueSubmitter({ db: db.db, queues, logger, waitMs: config.SUBMIT_WAIT_MS }),
+    removals: createQueueRemovalDispatcher({ queues, logger }),
     disputeObjects: new DisputeObjectCache(),
     logger,
     trustProxy: false,

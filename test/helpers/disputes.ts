@@ -42,6 +42,21 @@ export function daysFromNow(days: number): string {
   return new Date(Date.now() + days * day).toISOString();
 }
 
+/** The required parameters of POST /v1/disputes (API.md section 4), with a fresh id. */
+export function requiredParams(overrides: Json = {}): Json {
+  return {
+    id: uniqueId('dp_api'),
+    charge: 'ch_standalone_1',
+    reason: 'fraudulent',
+    charged_at: '2024-01-02T03:04:05Z',
+    disputed_at: '2024-02-03T04:05:06Z',
+    due_by: daysFromNow(10),
+    currency: 'usd',
+    amount: 2599,
+    ...overrides,
+  };
+}
+
 /** How the API prints a Date (API.md section 1). */
 export function formatted(date: Date): string {
   return date.toISOString().slice(0, 19);

@@ -13,6 +13,7 @@ import {
   newTenant,
   orderTemplate,
   readStored,
+  requiredParams,
   type Tenant,
   uniqueId,
 } from '../helpers/disputes.js';
@@ -29,21 +30,6 @@ afterAll(async () => {
 
 const create = (json: Json, key = tenant.key) => api.call<Dispute>('POST', '/v1/disputes', { key, json });
 
-/** The required parameters of API.md section 4, with a fresh id. */
-function required(overrides: Json = {}): Json {
-  return {
-    id: uniqueId('dp_api'),
-    charge: 'ch_standalone_1',
-    reason: 'fraudulent',
-    charged_at: '2024-01-02T03:04:05Z',
-    disputed_at: '2024-02-03T04:05:06Z',
-    due_by: daysFromNow(10),
-    currency: 'usd',
-    amount: 2599,
-    ...overrides,
-  };
-}
-
 const notFoundAfter = async (id: string) => {
   const response = await api.call('GET', `/v1/disputes/${id}`, { key: tenant.key });
   expectError(response, 404, 'dispute_not_found');
@@ -51,7 +37,7 @@ const notFoundAfter = async (id: string) => {
 
 describe('POST /v1/disputes: creating', () => {
   it('answers 201 with the full dispute object, source api', async () => {
-    const params = required({ due_by: '2031-01-02T00:00:00Z' });
+    const params = requiredParams({ due_by: '2031-01-02T00:00:00Z' });
     const response = await create(params);
     expect(response.status).toBe(201);
     expect(Object.keys(response.body).sort()).toEqual([...disputeAttributes].sort());
@@ -86,7 +72,7 @@ describe('POST /v1/disputes: creating', () => {
 
   it('stores every optional parameter', async () => {
     const template = await orderTemplate(api, tenant.key);
-    const params = required({
+    const params = requiredParams({
       customer: 'cus_42',
       processor: 'stripe',
       state: 'warning_needs_response',
@@ -137,13 +123,13 @@ describe('POST /v1/disputes: creating', () => {
   });
 
   it('lower-cases the currency', async () => {
-    const response = await create(required({ currency: 'EUR' }));
+    const response = await create(requiredParams({ currency: 'EUR' }));
     expect(response.status).toBe(201);
     expect(response.body.currency).toBe('eur');
   });
 
   it('computes reversal_total = reversal_amount + fee when it is not given', async () => {
-    const response = await create(required({ reversal_amount: 2599, fee: 1500 }));
+    const response = await create(requiredParams({ reversal_amount: 2599, fee: 1500 }));
     expect(response.status).toBe(201);
     expect(response.body).toMatchObject({ reversal_amount: 2599, fee: 1500, reversal_total: 4099 });
   });
@@ -157,14 +143,14 @@ describe('POST /v1/disputes: creating', () => {
     ['Unix seconds', 1_704_164_645, formatted(new Date(1_704_164_645_000))],
     ['Unix seconds as text', '1704164645', formatted(new Date(1_704_164_645_000))],
   ])('accepts charged_at as %s', async (_, sent, printed) => {
-    const response = await create(required({ charged_at: sent }));
+    const response = await create(requiredParams({ charged_at: sent }));
     expect(response.status).toBe(201);
     expect(response.body.charged_at).toBe(printed);
   });
 
   it('accepts the characters A-Z a-z 0-9 _ - . : in ids, up to 255', async () => {
     for (const id of ['Dp_1-2.3:4', 'x', 'a'.repeat(255)]) {
-      const response = await create(required({ id }));
+      const response = await create(requiredParams({ id }));
       expect(response.status, id).toBe(201);
       expect((await getDispute(api, tenant.key, id)).id).toBe(id);
     }
@@ -172,18 +158,18 @@ describe('POST /v1/disputes: creating', () => {
 
   it('accepts the same id in live mode and in another organisation', async () => {
     const id = uniqueId('dp_shared');
-    expect((await create(required({ id }))).status).toBe(201);
-    const live = await create(required({ id }), tenant.live_key);
+    expect((await create(requiredParams({ id }))).status).toBe(201);
+    const live = await create(requiredParams({ id }), tenant.live_key);
     expect(live.status).toBe(201);
     expect(live.body.livemode).toBe(true);
     const other = await newTenant(api);
-    expect((await create(required({ id }), other.key)).status).toBe(201);
+    expect((await create(requiredParams({ id }), other.key)).status).toBe(201);
   });
 });
 
 describe('POST /v1/disputes: refusals', () => {
   it('refuses a duplicate id in the same organisation and mode with 400 invalid_request', async () => {
-    const params = required();
+    const params = requiredParams();
     const first = await create(params);
     expect(first.status).toBe(201);
     const before = await getDispute(api, tenant.key, params.id as string);
@@ -193,14 +179,14 @@ describe('POST /v1/disputes: refusals', () => {
 
   it('refuses the id of a test-mode mock dispute', async () => {
     const mock = await createTestDispute(api, tenant.key);
-    expectError(await create(required({ id: mock.id })), 400, 'invalid_request');
+    expectError(await create(requiredParams({ id: mock.id })), 400, 'invalid_request');
     expect((await getDispute(api, tenant.key, mock.id)).source).toBe('mock');
   });
 
   it.each(['id', 'charge', 'reason', 'charged_at', 'disputed_at', 'due_by', 'currency', 'amount'])(
     'refuses a missing %s with 400 invalid_request naming it',
     async (name) => {
-      const params = required();
+      const params = requiredParams();
       delete params[name];
       const response = await create(params);
       expectError(response, 400, 'invalid_request', { url: '/v1/disputes' });
@@ -210,7 +196,7 @@ describe('POST /v1/disputes: refusals', () => {
   );
 
   it.each(['dp 1', 'dp/1', 'dp#1', 'dpé', 'dp?1', '', 'a'.repeat(256)])('refuses the id %j', async (id) => {
-    const response = await create(required({ id }));
+    const response = await create(requiredParams({ id }));
     expectError(response, 400, 'invalid_request', { url: '/v1/disputes' });
   });
 
@@ -232,7 +218,7 @@ describe('POST /v1/disputes: refusals', () => {
     ['reference_url', '/relative'],
     ['submit', 'yes'],
   ])('refuses %s=%j with 400 invalid_request', async (name, value) => {
-    const params = required({ [name]: value });
+    const params = requiredParams({ [name]: value });
     expectError(await create(params), 400, 'invalid_request');
     await notFoundAfter(params.id as string);
   });
@@ -247,20 +233,20 @@ describe('POST /v1/disputes: refusals', () => {
     ],
     ['fields', { order_id: { nested: 1 } }, 'invalid_fields'],
   ])('refuses bad %s with its own type and creates nothing', async (name, value, type) => {
-    const params = required({ [name]: value });
+    const params = requiredParams({ [name]: value });
     expectError(await create(params), 400, type);
     await notFoundAfter(params.id as string);
   });
 
   it('refuses an unknown template with 400 template_not_found and creates nothing', async () => {
-    const params = required({ template: 'tpl_missing' });
+    const params = requiredParams({ template: 'tpl_missing' });
     expectError(await create(params), 400, 'template_not_found');
     await notFoundAfter(params.id as string);
   });
 
   it('checks fields against the template and creates nothing when one is wrong', async () => {
     const template = await orderTemplate(api, tenant.key);
-    const params = required({ template, fields: { order_id: 12 } });
+    const params = requiredParams({ template, fields: { order_id: 12 } });
     expectError(await create(params), 400, 'invalid_fields');
     await notFoundAfter(params.id as string);
   });
@@ -269,7 +255,7 @@ describe('POST /v1/disputes: refusals', () => {
 describe('POST /v1/disputes with submit or queue', () => {
   it('submit=true with a template and its fields: 201 submitted', async () => {
     const template = await orderTemplate(api, tenant.key);
-    const params = required({ template, fields: { order_id: 'A-1' }, submit: true });
+    const params = requiredParams({ template, fields: { order_id: 'A-1' }, submit: true });
     const response = await create(params);
     expect(response.status).toBe(201);
     expect(response.body).toMatchObject({
@@ -283,7 +269,7 @@ describe('POST /v1/disputes with submit or queue', () => {
 
   it('queue=true: 201 queued', async () => {
     const template = await orderTemplate(api, tenant.key);
-    const params = required({ template, fields: { order_id: 'A-1' }, queue: true });
+    const params = requiredParams({ template, fields: { order_id: 'A-1' }, queue: true });
     const response = await create(params);
     expect(response.status).toBe(201);
     expect(response.body).toMatchObject({ state: 'queued', submitted_count: 0 });
@@ -297,14 +283,14 @@ describe('POST /v1/disputes with submit or queue', () => {
     ['when overdue', { fields: { order_id: 'A-1' }, due_by: daysFromNow(-1) }, 'dispute_overdue'],
   ])('submit=true %s: 400 and nothing is created', async (name, extra, type) => {
     const template = name === 'without a template' ? {} : { template: await orderTemplate(api, tenant.key) };
-    const params = required({ ...template, ...extra, submit: true });
+    const params = requiredParams({ ...template, ...extra, submit: true });
     expectError(await create(params), 400, type, { url: '/v1/disputes' });
     await notFoundAfter(params.id as string);
   });
 
   it('queue=true that is not submittable: 400 missing_fields and nothing is created', async () => {
     const template = await orderTemplate(api, tenant.key);
-    const params = required({ template, queue: true });
+    const params = requiredParams({ template, queue: true });
     expectError(await create(params), 400, 'missing_fields');
     await notFoundAfter(params.id as string);
   });

@@ -68,6 +68,7 @@ function sweep(options: { lookaheadMs?: number; dueSoonMs?: number } = {}) {
   return sweepDeadlines({
     db: api.db.db,
     submitter: api.deps.submitter,
+    removals: api.deps.removals,
     dueSoonMs: options.dueSoonMs ?? 48 * hour,
     lookaheadMs: options.lookaheadMs ?? 60_000,
     unattendedAfterMs: 0,

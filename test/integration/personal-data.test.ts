@@ -2,23 +2,29 @@ import { createHash } from 'node:crypto';
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { disputes, documents, events, personalDataRequests, submissions } from '../../src/db/schema/index.js';
+import { sweepDeadlines } from '../../src/services/deadlines.js';
 import type { CreatedOrganisation } from '../../src/services/organisations.js';
+import { requestRemoval } from '../../src/services/personal-data-removal.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
 import {
+  acceptedSubmissions,
   createTestDispute,
   type Dispute,
   daysFromNow,
   type Json,
   submittableDispute,
 } from '../helpers/disputes.js';
+import { pageTexts } from '../helpers/pdf-text.js';
 import { expectApiError } from '../helpers/security.js';
 import { receivingEndpoint } from '../helpers/webhooks.js';
 
 /**
  * Personal data requests (the original interface's POST /v1/personal-data/retrieve and /remove): the
- * answers, the refusals, tenant and mode isolation, the export the operator reads with the CLI, and that a
- * removal leaves no trace of the person in any column of any table.
+ * answers, the refusals, tenant and mode isolation, the export the operator reads with the CLI, that a
+ * removal (carried out by its job, which this file's workers run) leaves no trace of the person in any
+ * column of any table nor in any response document, that it waits for a submission in flight, and that a
+ * customer who only shares the name keeps their data.
  *
  * Every test has a person of its own, none of them among the mock processor's sample customers, so
  * what one test seeds is never another's person.
@@ -63,6 +69,27 @@ const retrieve = (key: string | undefined, json: unknown) =>
   api.call('POST', '/v1/personal-data/retrieve', { key, json });
 const remove = (key: string | undefined, json: unknown) =>
   api.call('POST', '/v1/personal-data/remove', { key, json });
+
+async function requestRow(id: string) {
+  const [row] = await api.db.db.select().from(personalDataRequests).where(eq(personalDataRequests.id, id));
+  return row;
+}
+
+/** Waits, bounded, until the removal's job has carried it out. */
+async function removalDone(id: string) {
+  await expect
+    .poll(async () => (await requestRow(id))?.completedAt ?? null, { timeout: 20_000, interval: 100 })
+    .not.toBeNull();
+  return requestRow(id);
+}
+
+/** Asks for a removal (200 at once) and waits until it is done. */
+async function removeAndWait(key: string, json: unknown) {
+  const response = await remove(key, json);
+  expect(response.status, response.text).toBe(200);
+  await removalDone(String(response.body.id));
+  return response;
+}
 
 /** The operator CLI against this file's database, with the app's APP_SECRET (it opens what the app sealed). */
 const cli = (...args: string[]) =>
@@ -199,12 +226,18 @@ describe('POST /v1/personal-data/retrieve and /remove: the answers', () => {
       form: { email: who.email, name: who.name, notification_email: 'dpo@shop.example' },
     });
     expect({ status: form.status, body: form.body }).toEqual({ status: 200, body: expected });
+    await removalDone(String(plain.body.id));
+    await removalDone(String(form.body.id));
     const rows = await requestRows(tenant);
     expect(rows.map((row) => [row.kind, row.notificationEmail === null])).toEqual([
       ['remove', true],
       ['remove', false],
     ]);
-    expect(rows.every((row) => row.export === null && row.completedAt !== null)).toBe(true);
+    expect(rows.every((row) => row.export === null && row.subject === null)).toBe(true);
+    expect(rows.map((row) => row.summary)).toEqual([
+      { disputes: 0, submissions: 0, documents: 0, events: 0, exports: 0 },
+      { disputes: 0, submissions: 0, documents: 0, events: 0, exports: 0 },
+    ]);
   });
 
   it('treats the email case-insensitively and the name without regard to case and spacing', async () => {
@@ -214,11 +247,7 @@ describe('POST /v1/personal-data/retrieve and /remove: the answers', () => {
       customerName: 'sophie   GERMAIN',
       customerEmail: 'Sophie.Germain@Example.com',
     });
-    const response = await remove(tenant.key, {
-      email: ' SOPHIE.germain@example.COM ',
-      name: 'Sophie Germain',
-    });
-    expect(response.status).toBe(200);
+    await removeAndWait(tenant.key, { email: ' SOPHIE.germain@example.COM ', name: 'Sophie Germain' });
     expect(await disputeRow(tenant, dispute.id)).toMatchObject({ customerName: null, customerEmail: null });
   });
 });
@@ -237,6 +266,8 @@ describe('POST /v1/personal-data/*: refusals', () => {
     ['an empty name', { json: { ...good, name: '' } }],
     ['a name of spaces', { json: { ...good, name: '   ' } }],
     ['a name without letters or digits', { json: { ...good, name: '--' } }],
+    ['a name of one letter', { json: { ...good, name: 'M' } }],
+    ['a name of one letter and digits', { json: { ...good, name: 'M. 1' } }],
     ['a number for the name', { json: { ...good, name: 42 } }],
     ['an array for the email', { json: { ...good, email: [good.email] } }],
     ['an object for the name', { json: { ...good, name: { first: 'Mary' } } }],
@@ -318,8 +349,7 @@ describe('isolation: the key decides the organisation and the mode', () => {
     const before = await snapshot();
     expect(before.disputes).toHaveLength(2);
 
-    const response = await remove(target.key, { email: who.email, name: who.name });
-    expect(response.status).toBe(200);
+    await removeAndWait(target.key, { email: who.email, name: who.name });
     expect(await snapshot()).toEqual(before);
     expect(await disputeRow(target, id)).toMatchObject({ customerEmail: null, customerName: null });
     for (const tenant of others) {
@@ -415,7 +445,7 @@ describe('npm run cli -- privacy', () => {
     const who = person('Dorothy', 'Hodgkin', '198.51.100.32');
     const tenant = tenantOf(await api.createOrg(), 'test');
     const asked = await retrieve(tenant.key, { ...who, notification_email: 'dpo@shop.example' });
-    const removed = await remove(tenant.key, { email: who.email.toUpperCase(), name: who.name });
+    const removed = await removeAndWait(tenant.key, { email: who.email.toUpperCase(), name: who.name });
     const unknown = await cli('privacy', 'export', '--request', 'pdr_unknown');
     expect(unknown).toMatchObject({ code: 1, stderr: 'error: no personal data request pdr_unknown\n' });
     const removal = await cli('privacy', 'export', '--request', String(removed.body.id));
@@ -497,15 +527,36 @@ describe('POST /v1/personal-data/remove: no trace left', () => {
     expect(await findTraces()).toEqual(
       expect.arrayContaining(['disputes.customer_name', 'submissions.evidence', 'events.data']),
     );
+    // The response document names the customer: what pdf.js reads of it shows the person before.
+    const documentsOf = () =>
+      api.db.db
+        .select({ id: documents.id, pdf: documents.pdf })
+        .from(documents)
+        .where(
+          inArray(
+            documents.disputeUid,
+            before.map((row) => row.uid),
+          ),
+        );
+    const pdfsBefore = await documentsOf();
+    expect(pdfsBefore.length).toBeGreaterThanOrEqual(1);
+    for (const { pdf } of pdfsBefore) expect((await pageTexts(pdf)).join(' ')).toContain('Somerville');
 
-    const removed = await remove(tenant.key, {
+    const removed = await removeAndWait(tenant.key, {
       email: who.email,
       name: who.name,
       notification_email: who.email,
     });
-    expect(removed.status).toBe(200);
 
     expect(await findTraces()).toEqual([]);
+    const pdfsAfter = await documentsOf();
+    expect(pdfsAfter.map(({ id }) => id).sort()).toEqual(pdfsBefore.map(({ id }) => id).sort());
+    for (const { id, pdf } of pdfsAfter) {
+      const text = (await pageTexts(pdf)).join(' ').toLowerCase();
+      for (const trace of traces)
+        expect(text, `${id} still shows ${trace}`).not.toContain(trace.toLowerCase());
+      expect(text).toContain('[redacted]');
+    }
 
     // Amounts, ids, states and timestamps are kept; only the person is gone, and cached objects follow.
     const after = await Promise.all(ids.map((id) => disputeRow(tenant, id)));
@@ -598,29 +649,174 @@ describe('POST /v1/personal-data/remove: no trace left', () => {
       'was deleted',
     );
     const [record] = (await requestRows(tenant)).filter((row) => row.id === removed.body.id);
-    // Each response document of the submission (when the documents module made one) names the customer.
-    const documentRows = await api.db.db
-      .select({ id: documents.id })
-      .from(documents)
-      .where(
-        inArray(
-          documents.disputeUid,
-          before.map((row) => row.uid),
-        ),
-      );
+    // Each response document of the submission names the customer, so each was rendered again.
     expect(record?.summary).toMatchObject({
       disputes: 2,
       submissions: 1,
-      documents: documentRows.length,
+      documents: pdfsBefore.length,
       exports: 1,
     });
     expect(record?.summary?.events).toBeGreaterThanOrEqual(3);
+    expect(record?.subject).toBeNull();
+    // The earlier request's notification address is cleared; the removal keeps its own, to be confirmed to.
+    expect((await requestRow(String(asked.body.id)))?.notificationEmail).toBeNull();
+    const requests = await cli('privacy', 'list', '--org', tenant.org, '--mode', 'test', '--json');
+    expect(
+      (JSON.parse(requests.stdout) as Json[]).map((request) => [request.kind, request.notification_email]),
+    ).toEqual([
+      ['remove', who.email],
+      ['retrieve', null],
+    ]);
 
     // A second removal finds nothing left to change.
-    const again = await remove(tenant.key, { email: who.email, name: who.name });
+    const again = await removeAndWait(tenant.key, { email: who.email, name: who.name });
     const [repeat] = (await requestRows(tenant)).filter((row) => row.id === again.body.id);
     expect(repeat?.summary).toEqual({ disputes: 0, submissions: 0, documents: 0, events: 0, exports: 0 });
     await receiver.close();
+  });
+});
+
+describe('POST /v1/personal-data/remove: whom, and when', () => {
+  it('waits for a submission in flight: the processor gets it unredacted once, then every record is redacted', async () => {
+    const who = person('Grace', 'Hopper', '198.51.100.41');
+    const created = await api.createOrg();
+    const tenant = tenantOf(created, 'test');
+    // The mock processor answers 503 for this charge: the submission's job retries about every second.
+    const { dispute } = await submittableDispute(
+      api,
+      { ...created, key: tenant.key },
+      { charge: `ch_mock_unavailable_${Date.now()}` },
+    );
+    await writeDispute(tenant, dispute.id, mentioning(who));
+    const { uid } = await disputeRow(tenant, dispute.id);
+    const submitting = api.call('POST', `/v1/disputes/${dispute.id}/submit`, { key: tenant.key });
+    await expect
+      .poll(async () => (await submissionsOf([uid])).map((row) => [row.status, row.documentId !== null]), {
+        timeout: 10_000,
+      })
+      .toEqual([['pending', true]]);
+    const [inFlight] = await submissionsOf([uid]);
+
+    const removed = await remove(tenant.key, { email: who.email, name: who.name });
+    expect(removed.status).toBe(200);
+    const requestId = String(removed.body.id);
+    // Answered at once; the removal waits, changing nothing, and its job says why.
+    const job = () => api.queues.byName.deadline.getJob(`removal-${requestId}`);
+    await expect.poll(async () => (await job())?.attemptsMade ?? 0, { timeout: 10_000 }).toBeGreaterThan(0);
+    expect((await job())?.failedReason).toBe(`waiting for submission ${inFlight?.id} to finish`);
+    expect(await requestRow(requestId)).toMatchObject({
+      completedAt: null,
+      subject: expect.stringMatching(/^v1\./),
+    });
+    expect(await disputeRow(tenant, dispute.id)).toMatchObject({ customerEmail: who.email });
+    expect((await submissionsOf([uid]))[0]?.evidence).toEqual(inFlight?.evidence);
+
+    // The processor recovers: the same attempt goes out with its stored document, then the removal runs.
+    await writeDispute(tenant, dispute.id, { charge: `ch_recovered_${Date.now()}` });
+    expect((await submitting).status).toBe(201);
+    const done = await removalDone(requestId);
+    expect(done).toMatchObject({ subject: null, summary: { disputes: 1, submissions: 1, documents: 1 } });
+
+    const accepted = acceptedSubmissions(api, dispute.id);
+    expect(accepted.map((recorded) => recorded.request.idempotencyKey)).toEqual([inFlight?.id]);
+    const [sent] = accepted;
+    expect(JSON.stringify(sent?.request.evidence)).toContain(who.email);
+    expect((await pageTexts(sent?.request.response.document.pdf ?? Buffer.alloc(0))).join(' ')).toContain(
+      who.name,
+    );
+
+    const [finished] = await submissionsOf([uid]);
+    expect(finished).toMatchObject({ id: inFlight?.id, status: 'succeeded' });
+    expect(JSON.stringify(finished?.evidence)).not.toMatch(/hopper/i);
+    expect(finished?.documentSha256).not.toBe(sent?.request.response.document.sha256);
+    const [document] = await api.db.db.select().from(documents).where(eq(documents.disputeUid, uid));
+    expect(document?.sha256).toBe(finished?.documentSha256);
+    expect(JSON.stringify([document?.input, document?.evidence])).not.toMatch(/hopper/i);
+    expect((await pageTexts(document?.pdf ?? Buffer.alloc(0))).join(' ')).not.toMatch(/hopper/i);
+    const eventRows = await api.db.db.select().from(events).where(eq(events.disputeUid, uid));
+    expect(eventRows.map((event) => event.type)).toEqual(
+      expect.arrayContaining(['dispute.submitted', 'dispute.response.generated']),
+    );
+    expect(JSON.stringify(eventRows.map((event) => event.data))).not.toMatch(/hopper|198\.51\.100\.41/i);
+    expect(await disputeRow(tenant, dispute.id)).toMatchObject({
+      state: 'submitted',
+      customerName: null,
+      customerEmail: null,
+    });
+  });
+
+  it("clears only the person's customer attributes: a customer who shares the name keeps theirs", async () => {
+    const who = person('Ada', 'Byron', '198.51.100.51');
+    const tenant = tenantOf(await api.createOrg(), 'test');
+    const theirs = await createTestDispute(api, tenant.key);
+    await writeDispute(tenant, theirs.id, {
+      customerName: who.name,
+      customerEmail: who.email,
+      customerPurchaseIp: who.ip,
+      addressZip: 'W8 5HN',
+    });
+    const namesake = await createTestDispute(api, tenant.key);
+    const namesakeCustomer = {
+      customerName: who.name,
+      customerEmail: 'a.byron@elsewhere.example',
+      customerPurchaseIp: '198.51.100.52',
+      addressZip: 'EH1 1YZ',
+    };
+    await writeDispute(tenant, namesake.id, {
+      ...namesakeCustomer,
+      fields: { note: `Not to be confused with ${who.email}.` },
+    });
+    // No customer email: the name decides.
+    const unnamed = await createTestDispute(api, tenant.key);
+    await writeDispute(tenant, unnamed.id, {
+      customerName: who.name.toUpperCase(),
+      customerEmail: null,
+      customerPurchaseIp: '198.51.100.53',
+    });
+
+    const removed = await removeAndWait(tenant.key, { email: who.email, name: who.name });
+
+    expect(await disputeRow(tenant, theirs.id)).toMatchObject({
+      customerName: null,
+      customerEmail: null,
+      customerPurchaseIp: null,
+      addressZip: null,
+    });
+    expect(await disputeRow(tenant, unnamed.id)).toMatchObject({
+      customerName: null,
+      customerPurchaseIp: null,
+    });
+    expect(await disputeRow(tenant, namesake.id)).toMatchObject({
+      ...namesakeCustomer,
+      fields: { note: 'Not to be confused with [redacted].' },
+    });
+    expect((await requestRow(String(removed.body.id)))?.summary).toMatchObject({ disputes: 3 });
+  });
+
+  it('a removal whose job never reached Redis is enqueued by the deadline sweep once a minute old', async () => {
+    const who = person('Katherine', 'Johnson', '198.51.100.61');
+    const tenant = tenantOf(await api.createOrg(), 'test');
+    const dispute = await createTestDispute(api, tenant.key);
+    await writeDispute(tenant, dispute.id, { customerEmail: who.email });
+    const lost = { dispatch: async () => {} };
+    const request = await requestRemoval(
+      { db: api.db.db, secrets: api.deps.secrets, removals: lost, now: () => new Date(Date.now() - 120_000) },
+      { orgId: tenant.org, livemode: false },
+      { email: who.email, name: who.name },
+    );
+    expect(await requestRow(request.id)).toMatchObject({ completedAt: null });
+
+    const report = await sweepDeadlines({
+      db: api.db.db,
+      submitter: api.deps.submitter,
+      removals: api.deps.removals,
+      dueSoonMs: 0,
+      lookaheadMs: 0,
+      unattendedAfterMs: 60_000,
+    });
+    expect(report.removals).toBe(1);
+    expect(await removalDone(request.id)).toMatchObject({ summary: { disputes: 1 } });
+    expect(await disputeRow(tenant, dispute.id)).toMatchObject({ customerEmail: null });
   });
 });
 

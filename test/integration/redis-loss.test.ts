@@ -80,6 +80,7 @@ describe('after FLUSHALL', () => {
     const report = await sweepDeadlines({
       db: api.db.db,
       submitter: api.deps.submitter,
+      removals: api.deps.removals,
       dueSoonMs: 48 * 3_600_000,
       lookaheadMs: 300_000,
       unattendedAfterMs: 60_000,

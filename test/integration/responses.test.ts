@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { request } from 'node:https';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documents, submissions } from '../../src/db/schema/index.js';
+import { documents, events, submissions } from '../../src/db/schema/index.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import {
   acceptedSubmissions,
@@ -235,33 +235,56 @@ describe('signed document links', () => {
 });
 
 describe('the response package and its webhook', () => {
-  it('sends dispute.response.generated with the evidence and a working response_url', async () => {
-    const other = await newTenant(api);
-    const endpoint = await receivingEndpoint(api, other.key, { events: ['dispute.response.generated'] });
-    const { dispute } = await submittableDispute(api, other);
-    const response = await api.call('POST', `/v1/disputes/${dispute.id}/submit`, { key: other.key });
-    expect(response.status, response.text).toBe(201);
-    const [hook] = await endpoint.receiver.waitFor(1);
-    expect(hook?.verified).toBe(true);
-    expect(hook?.payload).toEqual({
-      id: expect.stringMatching(/^wh_/),
-      type: 'dispute.response.generated',
-      object: 'webhook',
-      livemode: false,
-      dispute: dispute.id,
-      charge: dispute.charge,
-      account_id: null,
-      evidence: expect.objectContaining({ order_id: 'A-1001' }),
-      response_url: expect.stringMatching(/\/v1\/documents\/doc_/),
+  it.each([
+    ['2021-09-15', (dispute: Dispute) => ({ dispute: dispute.id, charge: dispute.charge, account_id: null })],
+    [
+      '2016-03-05',
+      (dispute: Dispute) => ({ dispute_id: dispute.id, external_charge: dispute.charge, user_id: null }),
+    ],
+  ])(
+    'sends dispute.response.generated to an endpoint on %s with the evidence and a working response_url',
+    async (version, references) => {
+      const other = await newTenant(api);
+      const endpoint = await receivingEndpoint(api, other.key, {
+        events: ['dispute.response.generated'],
+        api_version: version,
+      });
+      const { dispute } = await submittableDispute(api, other);
+      const response = await api.call('POST', `/v1/disputes/${dispute.id}/submit`, { key: other.key });
+      expect(response.status, response.text).toBe(201);
+      const [hook] = await endpoint.receiver.waitFor(1);
+      expect(hook?.verified).toBe(true);
+      expect(hook?.payload).toEqual({
+        id: expect.stringMatching(/^wh_/),
+        type: 'dispute.response.generated',
+        object: 'webhook',
+        livemode: false,
+        ...references(dispute),
+        evidence: expect.objectContaining({ order_id: 'A-1001' }),
+        response_url: expect.stringMatching(/\/v1\/documents\/doc_/),
+      });
+      // With PUBLIC_URL unset, webhook links point at the local listener (PORT); the same path and query
+      // fetch the PDF from the test server.
+      const link = new URL(String(hook?.payload.response_url));
+      expect(link.origin).toBe(`https://localhost:${api.config.PORT}`);
+      const pdf = await download(`${api.origin}${link.pathname}${link.search}`);
+      expect(pdf.status).toBe(200);
+      expect(pdf.body.subarray(0, 5).toString()).toBe('%PDF-');
+      await endpoint.receiver.close();
+    },
+  );
+
+  it('records dispute.response.generated once for a success after retries, and never for a refusal', async () => {
+    const flaky = await submitted({ charge: `ch_mock_flaky_${uniqueId('c')}` });
+    expect(await responseEvents(flaky.id)).toBe(1);
+    const { dispute: refused } = await submittableDispute(api, tenant, {
+      charge: `ch_mock_refuse_${uniqueId('c')}`,
     });
-    // With PUBLIC_URL unset, webhook links point at the local listener (PORT); the same path and query
-    // fetch the PDF from the test server.
-    const link = new URL(String(hook?.payload.response_url));
-    expect(link.origin).toBe(`https://localhost:${api.config.PORT}`);
-    const pdf = await download(`${api.origin}${link.pathname}${link.search}`);
-    expect(pdf.status).toBe(200);
-    expect(pdf.body.subarray(0, 5).toString()).toBe('%PDF-');
-    await endpoint.receiver.close();
+    const answer = await api.call('POST', `/v1/disputes/${refused.id}/submit`, { key: tenant.key });
+    expectError(answer, 502, 'processor_error');
+    expect(await responseEvents(refused.id)).toBe(0);
+    // The refused attempt's package is still the dispute's latest response: what was sent, and refused.
+    expect((await getResponse(refused.id)).status).toBe(200);
   });
 
   it('sends the stored document again when a retry follows an outage, and keeps one document', async () => {
@@ -274,3 +297,12 @@ describe('the response package and its webhook', () => {
     expect(sent?.request.response.document.id).toBe(rows[0]?.id);
   });
 });
+
+async function responseEvents(disputeId: string): Promise<number> {
+  const stored = await readStored(api, tenant, disputeId);
+  const rows = await api.db.db
+    .select({ id: events.id })
+    .from(events)
+    .where(and(eq(events.disputeUid, stored.uid), eq(events.type, 'dispute.response.generated')));
+  return rows.length;
+}

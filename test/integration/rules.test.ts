@@ -16,15 +16,14 @@ import {
   createTemplate,
   createTestDispute,
   type Dispute,
-  daysFromNow,
   getDispute,
   type Json,
   newTenant,
   orderTemplate,
   readStored,
+  requiredParams,
   submittableDispute,
   type Tenant,
-  uniqueId,
 } from '../helpers/disputes.js';
 
 /**
@@ -73,20 +72,6 @@ async function eventsOf(tenant: Tenant, id?: string): Promise<string[]> {
 }
 
 const versionHeader = (version?: string) => (version ? { headers: { 'Service-Version': version } } : {});
-
-function createBody(overrides: Json = {}): Json {
-  return {
-    id: uniqueId('dp_rules'),
-    charge: 'ch_rules_1',
-    reason: 'fraudulent',
-    charged_at: '2024-01-02T03:04:05Z',
-    disputed_at: '2024-02-03T04:05:06Z',
-    due_by: daysFromNow(10),
-    currency: 'usd',
-    amount: 2599,
-    ...overrides,
-  };
-}
 
 describe('arrival through POST /v1/disputes', () => {
   interface CreateCase {
@@ -201,7 +186,7 @@ describe('arrival through POST /v1/disputes', () => {
   it.each(cases)('$name', async (testCase) => {
     const tenant = await tenantWith(testCase.rules);
     const template = testCase.submittable ? await orderTemplate(api, tenant.key) : undefined;
-    const body = createBody({
+    const body = requiredParams({
       ...(template && { template, fields: { order_id: 'A-1' } }),
       ...testCase.params,
     });
@@ -229,11 +214,11 @@ describe('arrival through POST /v1/disputes', () => {
       { when: { reason: 'general' }, action: 'template', template: own },
       { when: { currency: 'USD' }, action: 'template', template: ruled },
     ]);
-    const bare = await api.call<Dispute>('POST', '/v1/disputes', { key: tenant.key, json: createBody() });
+    const bare = await api.call<Dispute>('POST', '/v1/disputes', { key: tenant.key, json: requiredParams() });
     expect(bare.body).toMatchObject({ template: ruled, missing_fields: { order_id: 'text' } });
     const ownTemplate = await api.call<Dispute>('POST', '/v1/disputes', {
       key: tenant.key,
-      json: createBody({ template: own }),
+      json: requiredParams({ template: own }),
     });
     expect(ownTemplate.body.template).toBe(own);
   });
@@ -252,18 +237,18 @@ describe('default templates per reason', () => {
 
     const fraudulent = await api.call<Dispute>('POST', '/v1/disputes', {
       key: tenant.key,
-      json: createBody(),
+      json: requiredParams(),
     });
     expect(fraudulent.body).toMatchObject({ template: fraud, missing_fields: { order_id: 'text' } });
     const duplicate = await api.call<Dispute>('POST', '/v1/disputes', {
       key: tenant.key,
-      json: createBody({ reason: 'duplicate' }),
+      json: requiredParams({ reason: 'duplicate' }),
     });
     expect(duplicate.body.template).toBeNull();
     // Live mode has its own defaults: none here.
     const live = await api.call<Dispute>('POST', '/v1/disputes', {
       key: tenant.live_key,
-      json: createBody(),
+      json: requiredParams(),
     });
     expect(live.body.template).toBeNull();
 
@@ -287,7 +272,10 @@ describe('default templates per reason', () => {
     await applyRules(tenant, [{ when: {}, action: 'template', template: doomed }, reviewFraud]);
     expect((await api.call('DELETE', `/v1/templates/${doomed}`, { key: tenant.key })).status).toBe(200);
 
-    const response = await api.call<Dispute>('POST', '/v1/disputes', { key: tenant.key, json: createBody() });
+    const response = await api.call<Dispute>('POST', '/v1/disputes', {
+      key: tenant.key,
+      json: requiredParams(),
+    });
     expect(response.status, response.text).toBe(201);
     expect(response.body).toMatchObject({ template: null, state: 'requires_review' });
   });
@@ -668,7 +656,7 @@ describe('update, submit and queue against accept rules (from 2020-02-28)', () =
     const tenant = await newTenant(api);
     const created = await api.call<Dispute>('POST', '/v1/disputes', {
       key: tenant.key,
-      json: createBody({ reason: 'general' }),
+      json: requiredParams({ reason: 'general' }),
     });
     await applyRules(tenant, [{ when: { customer_email_domain: 'friendly.example' }, action: 'accept' }]);
     const untouched = await api.call<Dispute>('PUT', `/v1/disputes/${created.body.id}`, {

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { type DisputeRecord, formatTimestamp, toDisputeObject } from '../../src/domain/disputes.js';
 import type { TemplateShape } from '../../src/domain/templates.js';
 import { disputeAttributes } from '../helpers/contract.js';
+import { bareDispute } from '../helpers/evidence-documents.js';
 
 describe('domain/disputes.js', () => {
   it('loads on its own, as the first module imported (no import cycle with templates.js)', async () => {
@@ -11,53 +12,6 @@ describe('domain/disputes.js', () => {
 });
 
 const contractKeys: readonly string[] = disputeAttributes;
-
-/** A dispute with only what every dispute has; everything optional is absent. */
-function bareDispute(overrides: Partial<DisputeRecord> = {}): DisputeRecord {
-  return {
-    id: 'dp_bare',
-    livemode: false,
-    state: 'needs_response',
-    reason: 'general',
-    kind: 'chargeback',
-    source: 'api',
-    processor: null,
-    account: null,
-    chargedAt: null,
-    disputedAt: null,
-    dueBy: null,
-    submittedAt: null,
-    closedAt: null,
-    submittedCount: 0,
-    template: null,
-    fields: {},
-    products: [],
-    correspondence: [],
-    pastPayments: [],
-    charge: null,
-    isChargeRefundable: null,
-    amount: null,
-    currency: null,
-    fee: null,
-    reversalAmount: null,
-    reversalTotal: null,
-    reversalCurrency: null,
-    customer: null,
-    customerName: null,
-    customerEmail: null,
-    customerPurchaseIp: null,
-    addressZip: null,
-    addressLine1Check: null,
-    addressZipCheck: null,
-    cvcCheck: null,
-    statementDescriptor: null,
-    accountId: null,
-    referenceUrl: null,
-    createdAt: new Date('2021-03-01T12:00:00.000Z'),
-    updatedAt: new Date('2021-03-01T12:00:00.000Z'),
-    ...overrides,
-  };
-}
 
 /** A dispute with every attribute set. */
 function fullDispute(overrides: Partial<DisputeRecord> = {}): DisputeRecord {

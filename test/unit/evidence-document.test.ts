@@ -4,9 +4,9 @@ import {
   type DocumentBlock,
   documentText,
   evidenceDictionary,
-  placeholderValues,
-  renderTemplateBody,
 } from '../../src/domain/evidence-document.js';
+import { placeholderValues } from '../../src/domain/evidence-format.js';
+import { renderTemplateBody } from '../../src/domain/template-body.js';
 import type { FieldType } from '../../src/domain/templates.js';
 import { bareDispute, fullSubmission, generatedAt, template } from '../helpers/evidence-documents.js';
 
@@ -15,7 +15,7 @@ const section = (name: string) => ({ kind: 'section', section: name });
 
 /** The placeholders of a bare dispute with these overrides (and template fields). */
 function values(overrides: Parameters<typeof bareDispute>[0], fields: [string, FieldType][] = []) {
-  return placeholderValues({ dispute: bareDispute(overrides), template: template('', fields), generatedAt });
+  return placeholderValues({ dispute: bareDispute(overrides), template: template('', fields) });
 }
 
 /** The kinds of the document's blocks, tables by section: the document's outline. */

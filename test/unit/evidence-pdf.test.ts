@@ -1,32 +1,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCanvas } from '@napi-rs/canvas';
-import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { describe, expect, it } from 'vitest';
 import { renderPdf } from '../../src/documents/pdf.js';
 import { buildEvidenceDocument, type EvidenceDocumentInput } from '../../src/domain/evidence-document.js';
 import { bareDispute, fullSubmission, generatedAt, template } from '../helpers/evidence-documents.js';
+import { openPdf, pageTexts } from '../helpers/pdf-text.js';
 
 /** Where the sample goes for a person to look at (gitignored). */
 const outputFolder = join(import.meta.dirname, '..', '..', 'test-output');
-
-async function openPdf(pdf: Buffer) {
-  // pdf.js takes over the array it is given: a copy keeps the Buffer intact.
-  return getDocument({ data: new Uint8Array(pdf) }).promise;
-}
-
-/** The text of each page as pdf.js extracts it, whitespace collapsed. */
-async function pageTexts(pdf: Buffer): Promise<string[]> {
-  const document = await openPdf(pdf);
-  const pages: string[] = [];
-  for (let number = 1; number <= document.numPages; number++) {
-    const content = await (await document.getPage(number)).getTextContent();
-    const pieces = content.items.map((item) => ('str' in item ? item.str : ''));
-    pages.push(pieces.join(' ').replace(/\s+/g, ' '));
-  }
-  await document.destroy();
-  return pages;
-}
 
 async function render(input: EvidenceDocumentInput): Promise<Buffer> {
   return renderPdf(buildEvidenceDocument(input));

@@ -35,6 +35,18 @@ describe('retryDelay', () => {
     expect(retryDelay('webhook', 1, 30_000, undefined, () => 0)).toBe(24_000);
   });
 
+  it('work waiting on other work: doubling from the base, between half and all of each step, capped at 5 minutes', () => {
+    for (const [attempt, step] of [
+      [1, 2000],
+      [4, 16_000],
+      [9, 300_000],
+      [49, 300_000],
+    ] as const) {
+      expect(retryDelay('waiting', attempt, 2000, undefined, () => 0)).toBe(step / 2);
+      expect(retryDelay('waiting', attempt, 2000, undefined, () => 1)).toBe(step);
+    }
+  });
+
   it('refuses a backoff type it does not know (BullMQ then fails the job)', () => {
     expect(retryDelay('linear', 1, 1000, undefined)).toBe(-1);
   });

@@ -1,11 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import {
   concernsPerson,
+  customerOfObject,
+  documentConcernsPerson,
+  isPersonsCustomer,
+  objectConcernsPerson,
   type PersonalColumns,
   personOf,
   redactDispute,
   redactDisputeObject,
+  redactDocumentInput,
   redactEvidence,
+  removeInput,
 } from '../../src/domain/personal-data.js';
 import {
   containsDeep,
@@ -14,6 +20,7 @@ import {
   replaceDeep,
   sameJson,
 } from '../../src/domain/redaction.js';
+import { bareDispute, generatedAt, template } from '../helpers/evidence-documents.js';
 
 /** Deep redaction (domain/redaction.ts) and what removing a person does to each kind of record. */
 
@@ -144,11 +151,55 @@ const stored = (overrides: Partial<PersonalColumns> = {}): PersonalColumns => ({
   ...overrides,
 });
 
+describe('removeInput: who may be asked for', () => {
+  const asked = (name: string) => removeInput.safeParse({ email: 'ada@example.com', name }).success;
+
+  it.each([
+    ['a one-letter name', 'J', false],
+    ['one letter among digits and marks', 'J. 2', false],
+    ['a two-letter name', 'Jo', true],
+    ['two letters of another script', '李明', true],
+    ['a full name', 'Ada Lovelace', true],
+  ])('%s: %s', (_label, name, accepted) => {
+    expect(asked(name)).toBe(accepted);
+  });
+});
+
+describe('isPersonsCustomer: whose customer attributes a removal clears', () => {
+  it.each<[string, { customerName: string | null; customerEmail: string | null }, boolean]>([
+    ['their email, another name', { customerEmail: ' ADA@example.com', customerName: 'A. L.' }, true],
+    ['no email, their name', { customerEmail: null, customerName: 'ada   LOVELACE' }, true],
+    ['an empty email, their name', { customerEmail: ' ', customerName: 'Ada Lovelace' }, true],
+    [
+      'their name, another email',
+      { customerEmail: 'ada@other.example', customerName: 'Ada Lovelace' },
+      false,
+    ],
+    ['no email, a name mentioning theirs', { customerEmail: null, customerName: 'Dr Ada Lovelace' }, false],
+    ['nobody', { customerEmail: null, customerName: null }, false],
+  ])('%s: %s', (_label, customer, theirs) => {
+    expect(isPersonsCustomer(customer, ada)).toBe(theirs);
+  });
+
+  it('reads the customer of a dispute object', () => {
+    expect(customerOfObject({ customer_name: 'Ada Lovelace', customer_email: null })).toEqual({
+      customerName: 'Ada Lovelace',
+      customerEmail: null,
+    });
+    expect(customerOfObject('text')).toEqual({ customerName: null, customerEmail: null });
+  });
+});
+
 describe('concernsPerson', () => {
   it.each<[string, Partial<PersonalColumns>, boolean]>([
     ['customer_email equal ignoring case and spaces', { customerEmail: ' ADA@example.com' }, true],
     ['customer_name equal ignoring case and whitespace', { customerName: 'ada   LOVELACE' }, true],
-    ['customer_name mentioning the name', { customerName: 'Dr Ada Lovelace' }, true],
+    ['customer_name mentioning the name', { customerName: 'Dr Ada Lovelace' }, false],
+    [
+      'customer_name equal, another customer_email',
+      { customerName: 'Ada Lovelace', customerEmail: 'ada@other.example' },
+      false,
+    ],
     ['a field', { fields: { note: 'spoke to ada@example.com' } }, true],
     [
       'a product description',
@@ -183,6 +234,35 @@ describe('concernsPerson', () => {
   });
 });
 
+describe('objectConcernsPerson and documentConcernsPerson', () => {
+  it.each<[string, Record<string, unknown>, boolean]>([
+    ['their customer', { customer_email: 'ada@example.com' }, true],
+    ['a mention in the fields', { fields: { note: 'Ada Lovelace' } }, true],
+    ['another customer sharing the name', { customer_name: 'Ada Lovelace', customer_email: 'x@y.z' }, false],
+    ['only the response evidence', { evidence: { customer_name: 'Ada Lovelace' } }, false],
+    ['nothing', { id: 'dp_1' }, false],
+  ])('an event payload with %s: %s', (_label, object, concerned) => {
+    expect(objectConcernsPerson(object, ada)).toBe(concerned);
+  });
+
+  it('a document input: by its dispute, or by its template text outside placeholders', () => {
+    const input = (body: string | null, overrides = {}) => ({
+      dispute: bareDispute(overrides),
+      template: template(body),
+      generatedAt,
+    });
+    expect(documentConcernsPerson(input(null, { customerEmail: 'ada@example.com' }), ada)).toBe(true);
+    expect(documentConcernsPerson(input('Thanks, Ada Lovelace.'), ada)).toBe(true);
+    expect(documentConcernsPerson(input('{{customer_name}} placed order'), ada)).toBe(false);
+    expect(
+      documentConcernsPerson(
+        input('{{customer_name}}', { customerName: 'Ada Lovelace', customerEmail: 'x@y.z' }),
+        ada,
+      ),
+    ).toBe(false);
+  });
+});
+
 describe('redactEvidence', () => {
   const letter = {
     to: 'Ada Lovelace <ada@example.com>',
@@ -210,7 +290,7 @@ describe('redactEvidence', () => {
       pastPayments: [payment],
       referenceUrl: 'https://shop.example/orders/A-1',
     };
-    expect(redactEvidence(evidence, ada)).toEqual({
+    expect(redactEvidence(evidence, ada, { theirs: true })).toEqual({
       template: 'tpl_1',
       fields: { order_id: 'A-1', email: redactedText, total: 1200, gift: true },
       products: [{ name: 'Mug', quantity: 1, amount: 1200, description: `Engraved: ${redactedText}` }],
@@ -236,7 +316,7 @@ describe('redactEvidence', () => {
   });
 
   it('takes the API shape (past_payments) too', () => {
-    expect(redactEvidence({ past_payments: [payment] }, ada)).toEqual({
+    expect(redactEvidence({ past_payments: [payment] }, ada, { theirs: true })).toEqual({
       past_payments: [
         {
           ...payment,
@@ -248,17 +328,24 @@ describe('redactEvidence', () => {
     });
   });
 
+  it("keeps the past payments' addresses of another customer's dispute, replacing only mentions", () => {
+    expect(redactEvidence({ pastPayments: [payment] }, ada, { theirs: false })).toEqual({
+      pastPayments: [{ ...payment, item_description: `Mug for ${redactedText}` }],
+    });
+  });
+
   it('replaces a letter address whole when it mentions the person by name', () => {
     const [redacted] = redactEvidence(
       { correspondence: [{ ...letter, from: 'Ada Lovelace <a.l@home.example>' }] },
       ada,
+      { theirs: false },
     ).correspondence;
     expect(redacted).toMatchObject({ to: redactedText, from: redactedText });
   });
 });
 
 describe('redactDisputeObject', () => {
-  it('nulls the customer attributes and redacts the evidence of a stored dispute object', () => {
+  it("nulls the customer attributes of the person's dispute object and redacts its evidence", () => {
     const object = {
       object: 'dispute',
       id: 'dp_1',
@@ -274,7 +361,7 @@ describe('redactDisputeObject', () => {
       past_payments: [{ id: 'ch_1', amount: 1, currency: 'usd', charged_at: 1, ip_address: '203.0.113.9' }],
       created: '2024-01-01T00:00:00',
     };
-    expect(redactDisputeObject(object, ada)).toEqual({
+    expect(redactDisputeObject(object, ada, { theirs: true })).toEqual({
       ...object,
       customer_name: null,
       customer_email: null,
@@ -285,8 +372,29 @@ describe('redactDisputeObject', () => {
     });
   });
 
+  it("keeps another customer's attributes, redacting only the mentions elsewhere", () => {
+    const object = {
+      customer_name: 'Ada Lovelace',
+      customer_email: 'ada@other.example',
+      customer_purchase_ip: '203.0.113.9',
+      address_zip: null,
+      fields: { note: 'not the Ada Lovelace of ada@example.com' },
+    };
+    expect(redactDisputeObject(object, ada, { theirs: false })).toEqual({
+      ...object,
+      fields: { note: `not the ${redactedText} of ${redactedText}` },
+    });
+  });
+
+  it("leaves a response's evidence to its document, and keeps the key order", () => {
+    const object = { evidence: { customer_name: 'Ada Lovelace' }, customer_name: 'Ada Lovelace', id: 'dp_1' };
+    const redacted = redactDisputeObject(object, ada, { theirs: true });
+    expect(redacted).toEqual({ ...object, customer_name: null });
+    expect(Object.keys(redacted)).toEqual(Object.keys(object));
+  });
+
   it('adds no attributes to payloads that are not disputes', () => {
-    expect(redactDisputeObject({}, ada)).toEqual({});
+    expect(redactDisputeObject({}, ada, { theirs: true })).toEqual({});
   });
 });
 
@@ -309,5 +417,80 @@ describe('redactDispute', () => {
       fields: { order_id: 'A-1', note: `for ${redactedText}` },
       referenceUrl: `https://shop.example/?email=${redactedText}`,
     });
+  });
+
+  it('keeps the customer columns of a customer who only shares the name', () => {
+    const row = stored({
+      customerName: 'Ada Lovelace',
+      customerEmail: 'ada@other.example',
+      customerPurchaseIp: '203.0.113.9',
+      addressZip: '12345',
+      fields: { note: 'wrote to ada@example.com by mistake' },
+    });
+    expect(redactDispute(row, ada)).toEqual({
+      ...row,
+      fields: { note: `wrote to ${redactedText} by mistake` },
+    });
+  });
+});
+
+describe('redactDocumentInput', () => {
+  const body = 'Dear bank,\n{{ customer_name }} ({{customer_email}}) wrote to Ada Lovelace.\n{{products}}';
+  const input = (overrides: Parameters<typeof bareDispute>[0]) => ({
+    dispute: bareDispute({
+      customerName: 'Ada Lovelace',
+      customerPurchaseIp: '203.0.113.9',
+      addressZip: 'SW1A 1AA',
+      fields: { order_id: 'A-1', note: 'Ada Lovelace called' },
+      pastPayments: [{ id: 'ch_1', amount: 1, currency: 'usd', charged_at: 1, ip_address: '203.0.113.9' }],
+      ...overrides,
+    }),
+    template: {
+      ...template(body, [['note', 'text']], 'For Ada Lovelace'),
+      fields: [
+        { key: 'note', type: 'text' as const, required: false, description: 'What ada@example.com said' },
+      ],
+    },
+    generatedAt,
+  });
+
+  it("redacts the person's dispute as a row, and the template's text but its placeholders", () => {
+    const given = input({ customerEmail: 'ada@example.com' });
+    const copy = structuredClone(given);
+    const redacted = redactDocumentInput(given, ada);
+    expect(redacted).toEqual({
+      ...given,
+      dispute: {
+        ...given.dispute,
+        customerName: null,
+        customerEmail: null,
+        customerPurchaseIp: null,
+        addressZip: null,
+        fields: { order_id: 'A-1', note: `${redactedText} called` },
+        pastPayments: [{ id: 'ch_1', amount: 1, currency: 'usd', charged_at: 1, ip_address: redactedText }],
+      },
+      template: {
+        ...given.template,
+        name: `For ${redactedText}`,
+        body: `Dear bank,\n{{ customer_name }} ({{customer_email}}) wrote to ${redactedText}.\n{{products}}`,
+        fields: [{ key: 'note', type: 'text', required: false, description: `What ${redactedText} said` }],
+      },
+    });
+    expect(redacted.generatedAt).toBe(given.generatedAt);
+    expect(given).toEqual(copy);
+  });
+
+  it("keeps another customer's attributes and past payments, replacing only the mentions", () => {
+    const given = input({ customerEmail: 'ada@other.example' });
+    const redacted = redactDocumentInput(given, ada);
+    expect(redacted.dispute).toEqual({
+      ...given.dispute,
+      fields: { order_id: 'A-1', note: `${redactedText} called` },
+    });
+  });
+
+  it('takes a document without a template', () => {
+    const given = { ...input({ customerEmail: 'ada@example.com' }), template: null };
+    expect(redactDocumentInput(given, ada).template).toBeNull();
   });
 });

@@ -128,6 +128,14 @@ describe('checkFieldValues passes through what the template does not constrain',
     expect(checkFieldValues(template, {})).toEqual({});
   });
 
+  it.each(['constructor', 'toString'])(
+    'does not check a declared field %s that is absent (what objects inherit is not a value)',
+    (key) => {
+      const template = templateWith(field(key, 'text', true));
+      expect(checkFieldValues(template, {})).toEqual({});
+    },
+  );
+
   it('does not change the dictionary it was given', () => {
     const template = templateWith(field('count', 'number'));
     const values = { count: '7' };
@@ -228,6 +236,19 @@ describe('missingFields', () => {
     expect(missingFields(template, {}, { customer_email: 'ada@example.com' })).toEqual({
       buyer_email: 'email',
     });
+  });
+
+  it.each(['constructor', 'toString', 'hasOwnProperty'])(
+    'lists a required field named %s that neither fields nor an attribute provides',
+    (key) => {
+      const template = templateWith(field(key, 'text', true));
+      expect(missingFields(template, {}, {})).toEqual({ [key]: 'text' });
+    },
+  );
+
+  it('counts a required field named constructor as provided when fields holds it', () => {
+    const template = templateWith(field('constructor', 'text', true));
+    expect(missingFields(template, { constructor: 'x' }, {})).toEqual({});
   });
 
   it('counts a required field as provided by its attribute even when fields holds "" for it', () => {

@@ -3,11 +3,21 @@ import { ApiError } from '../../domain/errors.js';
 import type { RateLimiter } from '../../services/rate-limit.js';
 import { principalOf } from './auth.js';
 
-/** 429 rate_limited with Retry-After once an API key (an organisation's key of one mode) runs out. */
-export function rateLimit(limiter: RateLimiter) {
-  return async (_req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const { orgId, livemode } = principalOf(res);
-    const decision = await limiter.take(`${orgId}:${livemode ? 'live' : 'test'}`);
+/** Who a request counts against: its API key (an organisation's key of one mode), by default. */
+type Subject = (req: Request, res: Response) => string;
+
+const byApiKey: Subject = (_req, res) => {
+  const { orgId, livemode } = principalOf(res);
+  return `${orgId}:${livemode ? 'live' : 'test'}`;
+};
+
+/** Requests that carry no key (signed document links) count against the client's address. */
+export const byClientAddress: Subject = (req) => `address:${req.ip ?? 'unknown'}`;
+
+/** 429 rate_limited with Retry-After once the subject's tokens run out. */
+export function rateLimit(limiter: RateLimiter, subjectOf: Subject = byApiKey) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const decision = await limiter.take(subjectOf(req, res));
     if (!decision.allowed) {
       res.setHeader('Retry-After', String(decision.retryAfterSeconds));
       throw new ApiError(

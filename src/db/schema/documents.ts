@@ -22,6 +22,12 @@ export const documents = pgTable(
       .notNull()
       .unique()
       .references(() => submissions.id),
+    /**
+     * What the document was rendered from (domain/evidence-document.ts, as JSON): the dispute as submitted
+     * and the template as it stood. A personal-data removal redacts it and renders the document again from
+     * it, so the document stays the record of what was sent, less the person.
+     */
+    input: jsonb().$type<Record<string, unknown>>().notNull(),
     evidence: jsonb().$type<Record<string, string | number | boolean>>().notNull(),
     pdf: bytea().notNull(),
     /** Hex SHA-256 of `pdf`, also on the submission row. */

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { tenancy } from './tenancy.js';
 
@@ -16,12 +17,22 @@ export const personalDataRequests = pgTable(
     nameHash: text().notNull(),
     /** Sealed (src/secrets.ts). */
     notificationEmail: text(),
+    /**
+     * A removal waiting to run: the email and name as sent, sealed, for the job that carries it out once
+     * no submission of the person's disputes is in flight. Cleared when it has run.
+     */
+    subject: text(),
     /** The export of a retrieve request, sealed JSON; deleted when the person's data is removed. */
     export: text(),
     /** What was found or changed, as counts per table. */
     summary: jsonb().$type<Record<string, number>>(),
     createdAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    /** Null while a removal waits for its job. */
     completedAt: timestamp({ withTimezone: true }),
   },
-  (table) => [index('personal_data_requests_person_idx').on(table.orgId, table.livemode, table.emailHash)],
+  (table) => [
+    index('personal_data_requests_person_idx').on(table.orgId, table.livemode, table.emailHash),
+    // Removals waiting for their job: what the deadline sweep looks for, few at any time.
+    index('personal_data_requests_waiting_idx').on(table.createdAt).where(sql`${table.completedAt} is null`),
+  ],
 );

@@ -18,6 +18,7 @@ import { MockDisputeWorld } from './disputes.js';
  *   Retry-After: 1), then is accepted;
  * - a charge starting `ch_mock_unavailable` fails as an outage would (a retryable error, as a 503);
  * - anything else is accepted.
+ * An idempotency key it has accepted answers the same again, unless the document differs: then it refuses.
  */
 export const mockCharges = {
   refuseOnce: 'ch_mock_refuse_once',
@@ -77,6 +78,14 @@ export class MockAdapter implements ProcessorAdapter {
       });
     }
     const known = this.accepted.get(request.idempotencyKey);
+    if (known && known.request.response.document.sha256 !== request.response.document.sha256) {
+      // As Stripe answers a reused idempotency key with a different body: the same attempt must always
+      // carry the same document.
+      throw new ProcessorError('mock', 'The idempotency key was used before with a different document.', {
+        retryable: false,
+        status: 400,
+      });
+    }
     if (known) return { reference: known.reference };
     const reference = `mock_ev_${this.accepted.size + 1}`;
     this.accepted.set(request.idempotencyKey, { request, reference });

@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { show } from './params.js';
+import { apiVersions, isApiVersion } from './versions.js';
+import { reasons } from './vocabulary.js';
+
+/**
+ * A change of an organisation's settings as `org settings` gives it (services/organisations.ts applies
+ * it): values as numbers or as command-line text, each refused with a message that names the setting.
+ */
+
+/** Whole hours, as numbers or as the text a command line gives. */
+function wholeHours(what: string, min: number, max: number, orDefault = false) {
+  const message = (issue: { input?: unknown }) =>
+    `${what} must be a whole number of hours from ${min} to ${max}${orDefault ? ', or "default"' : ''}, not ${show(issue.input)}`;
+  return z.preprocess(
+    (value) => (typeof value === 'string' && /^\s*\d{1,9}\s*$/.test(value) ? Number(value) : value),
+    z
+      .number({ error: message })
+      .int({ error: message })
+      .min(min, { error: message })
+      .max(max, { error: message }),
+  );
+}
+
+/** `<reason>=<templateId>`; an empty id removes the reason's default. */
+const defaultTemplate = z.string().transform((value, context) => {
+  const at = value.indexOf('=');
+  const reason = value.slice(0, at);
+  if (at < 0) {
+    context.addIssue({
+      code: 'custom',
+      message: `default template must be <reason>=<templateId>, not ${show(value)}`,
+    });
+    return z.NEVER;
+  }
+  if (!(reasons as readonly string[]).includes(reason)) {
+    context.addIssue({
+      code: 'custom',
+      message: `default template ${show(value)}: ${show(reason)} is not a dispute reason (${reasons.join(', ')})`,
+    });
+    return z.NEVER;
+  }
+  return { reason, template: value.slice(at + 1) || null };
+});
+
+export const settingsChange = z
+  .object({
+    apiVersion: z
+      .string()
+      .refine(isApiVersion, {
+        error: (issue) => `api version must be one of ${apiVersions.join(', ')}, not ${show(issue.input)}`,
+      })
+      .optional(),
+    /** At most 30 days: past that a queued dispute would go out as soon as it is queued anyway. */
+    queueLeadHours: wholeHours('queue lead', 0, 720).optional(),
+    /** `default` (or null) returns to the DUE_SOON_HOURS setting. */
+    dueSoonHours: z
+      .union([
+        z.literal('default').transform(() => null),
+        z.null(),
+        wholeHours('due-soon window', 1, 720, true),
+      ])
+      .optional(),
+    mode: z.enum(['test', 'live'], { error: 'mode must be test or live' }).optional(),
+    defaultTemplates: z.array(defaultTemplate).optional(),
+  })
+  .refine((change) => !change.defaultTemplates?.length || change.mode !== undefined, {
+    error: 'default templates belong to a mode: give --mode test or --mode live',
+  });
+export type SettingsChange = z.input<typeof settingsChange>;
+
+/** The change, checked whole; a bad value throws with the first problem's message. */
+export function parseSettingsChange(input: SettingsChange): z.output<typeof settingsChange> {
+  const parsed = settingsChange.safeParse(input);
+  if (!parsed.success) throw new Error(parsed.error.issues[0]?.message ?? 'invalid settings');
+  return parsed.data;
+}
