@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import { request } from 'node:https';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documents, events, submissions } from '../../src/db/schema/index.js';
+import { disputes as disputesTable, documents, events, submissions } from '../../src/db/schema/index.js';
+import { MockAdapter } from '../../src/processors/mock/adapter.js';
+import type { SubmitEvidenceRequest } from '../../src/processors/types.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import {
   acceptedSubmissions,
@@ -18,10 +20,21 @@ import {
 } from '../helpers/disputes.js';
 import { receivingEndpoint } from '../helpers/webhooks.js';
 
+/** The mock processor, with a moment during its call where a test can change the world. */
+class InterruptibleMock extends MockAdapter {
+  duringCall: ((request: SubmitEvidenceRequest) => Promise<void>) | undefined;
+
+  override async submitEvidence(request: SubmitEvidenceRequest) {
+    await this.duringCall?.(request);
+    return super.submitEvidence(request);
+  }
+}
+
+const mock = new InterruptibleMock();
 let api: TestApi;
 let tenant: Tenant;
 beforeAll(async () => {
-  api = await startTestApi({ env: { SUBMIT_WAIT_MS: '5000' } });
+  api = await startTestApi({ env: { SUBMIT_WAIT_MS: '5000' }, mock });
   tenant = await newTenant(api);
 });
 afterAll(async () => {
@@ -285,6 +298,24 @@ describe('the response package and its webhook', () => {
     expect(await responseEvents(refused.id)).toBe(0);
     // The refused attempt's package is still the dispute's latest response: what was sent, and refused.
     expect((await getResponse(refused.id)).status).toBe(200);
+  });
+
+  it('records dispute.response.generated for a success on a dispute the processor decided meanwhile', async () => {
+    const { dispute } = await submittableDispute(api, tenant);
+    // The mirror learns the outcome while the evidence is on its way: the dispute is won.
+    mock.duringCall = async (call) => {
+      if (call.dispute.id !== dispute.id) return;
+      await api.db.db.update(disputesTable).set({ state: 'won' }).where(eq(disputesTable.id, dispute.id));
+    };
+    try {
+      const answer = await api.call('POST', `/v1/disputes/${dispute.id}/submit`, { key: tenant.key });
+      expect(answer.status, answer.text).toBe(201);
+    } finally {
+      mock.duringCall = undefined;
+    }
+    expect((await readStored(api, tenant, dispute.id)).state).toBe('won');
+    expect(await responseEvents(dispute.id)).toBe(1);
+    expect((await getResponse(dispute.id)).status).toBe(200);
   });
 
   it('sends the stored document again when a retry follows an outage, and keeps one document', async () => {
