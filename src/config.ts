@@ -86,7 +86,7 @@ const settings = z.object({
     .url({ protocol: /^https?$/ })
     .transform((value) => value.replace(/\/+$/, ''))
     .optional(),
-  /** Threads that lay out evidence PDFs, off the event loop; unset: one a core. */
+  /** Threads that lay out evidence PDFs, off the event loop; unset: one a core, at most four. */
   RENDER_THREADS: z.coerce.number().int().min(1).max(64).optional(),
   /** How long a signed link to a response document (`response_url`) stays valid. */
   DOCUMENT_LINK_SECONDS: z.coerce

@@ -82,7 +82,7 @@ export function startWorker<Queue extends QueueName>(
           throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
         }
         log.warn({ err: describeError(error) }, 'job failed, will retry if attempts remain');
-        throw error;
+        throw forTheBoard(error);
       }
     },
     {
@@ -99,4 +99,18 @@ export function startWorker<Queue extends QueueName>(
   );
   worker.on('error', (error) => logger.error({ err: describeError(error) }, 'worker error'));
   return worker;
+}
+
+/**
+ * What BullMQ keeps of a failed attempt (its message and stack, shown in Bull Board and `jobs failed` for
+ * days) must not carry data: a database error's message holds the statement's parameters, which may be
+ * evidence or the person of a personal-data removal. It is kept as its Postgres code only; the full error
+ * went to the log, described without parameters. Other errors pass unchanged (a processor's answer is
+ * what on-call needs to read).
+ */
+export function forTheBoard(error: unknown): unknown {
+  if (!(error instanceof Error) || !('params' in error && 'query' in error)) return error;
+  const cause = (error as Error & { cause?: { code?: unknown } }).cause;
+  const code = typeof cause?.code === 'string' ? ` (Postgres ${cause.code})` : '';
+  return new Error(`a database statement failed${code}; the worker's log has the details`);
 }

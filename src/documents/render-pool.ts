@@ -8,9 +8,9 @@ import type { RenderAnswer, RenderTask } from './pdf-thread.js';
  * document): on the event loop, fifty submissions rendering at once would stall every request and lease
  * renewal of the process behind them. Threads keep the loop free and use every core.
  *
- * One pool per process, its threads started as work arrives, up to RENDER_THREADS. The threads are unref'd, so an
- * idle pool never keeps a process alive, and a thread that dies fails only the renders it held; the next
- * render starts a new one.
+ * One pool per process, its threads started as work arrives, up to RENDER_THREADS. The threads are
+ * unref'd, so an idle pool never keeps a process alive, and a thread that dies (or is stopped after
+ * `renderTimeoutMs` on one document) fails only the renders it held; the next render starts a new one.
  */
 export class RenderPool {
   readonly #size: number;
@@ -25,9 +25,24 @@ export class RenderPool {
     const thread = this.#leastBusy();
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
-      thread.pending.set(id, { resolve, reject });
-      thread.worker.ref();
+      // Sent first: a model that cannot be sent throws here, leaving nothing behind.
       thread.worker.postMessage({ id, model } satisfies RenderTask);
+      // A render that never ends (a layout loop) must not hold its submission forever: the thread is
+      // stopped, which fails what it held, and those are retried like any failed render.
+      const timer = setTimeout(() => {
+        void thread.worker.terminate();
+      }, renderTimeoutMs);
+      thread.pending.set(id, {
+        resolve: (pdf) => {
+          clearTimeout(timer);
+          resolve(pdf);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      });
+      thread.worker.ref();
     });
   }
 
@@ -71,6 +86,9 @@ export class RenderPool {
   }
 }
 
+/** Far beyond any document's layout (tens of milliseconds; a second for hundreds of pages). */
+const renderTimeoutMs = 60_000;
+
 interface Thread {
   worker: Worker;
   pending: Map<number, { resolve(pdf: Buffer): void; reject(error: Error): void }>;
@@ -90,14 +108,16 @@ function startThread(): Worker {
 }
 
 let shared: RenderPool | undefined;
-let threads = availableParallelism();
+// A thread holds about 40 MB once it has rendered; past a few, more threads add memory, not speed, and
+// `availableParallelism` counts the host's cores, not a container's share of them.
+let threads = Math.min(4, availableParallelism());
 
 /** Sets the size of the process's pool (RENDER_THREADS), before its first render. */
 export function configureRenderThreads(count: number | undefined): void {
   if (count !== undefined) threads = count;
 }
 
-/** The process's pool: one thread a core unless configured. */
+/** The process's pool: a thread a core, at most four, unless configured. */
 export function renderPool(): RenderPool {
   shared ??= new RenderPool(threads);
   return shared;

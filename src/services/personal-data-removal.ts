@@ -19,7 +19,7 @@ import { newId } from '../ids.js';
 import type { SecretBox } from '../secrets.js';
 import { ownedBy, type Tenant } from './dispute-records.js';
 import { rerenderDocuments } from './documents.js';
-import { now, type PersonalDataDeps, personHashes, recordRequest } from './personal-data.js';
+import { lockPerson, now, type PersonalDataDeps, personHashes, recordRequest } from './personal-data.js';
 import type { PersonalDataRequestRow } from './personal-data-requests.js';
 import { findHeld, type Held } from './personal-data-search.js';
 
@@ -108,15 +108,21 @@ export async function carryOutRemoval(deps: PersonalDataDeps, requestId: string)
     if (request.completedAt !== null) return { status: 'done_before' };
     const person = personOf(openSubject(deps.secrets, request));
     const tenant = { orgId: request.orgId, livemode: request.livemode };
+    // No export of the person is being made meanwhile: one made before is deleted below, one after finds
+    // nothing left.
+    await lockPerson(tx, tenant, request.emailHash);
 
-    const held = await findHeld(tx, tenant, person, true);
-    const touched = [
-      ...new Set([
-        ...held.disputes.map((dispute) => dispute.uid),
-        ...held.submissions.map((submission) => submission.disputeUid),
-        ...held.documents.map((document) => document.disputeUid),
-      ]),
-    ];
+    const first = await findHeld(tx, tenant, person, true);
+    const touched = touchedBy(first);
+    // Every dispute the removal will touch is locked, not only those about the person: a submission of
+    // any of them records its outcome (and its events) only under that lock, so none can land unseen
+    // between the search and the redaction. Same order as every other locker of several disputes.
+    await tx
+      .select({ uid: disputes.uid })
+      .from(disputes)
+      .where(anyOf(disputes.uid, touched, 'uuid'))
+      .orderBy(disputes.orgId, disputes.livemode, sql`${disputes.id} collate "C"`)
+      .for('update');
     const [pending] = await tx
       .select({ id: submissions.id })
       .from(submissions)
@@ -124,8 +130,10 @@ export async function carryOutRemoval(deps: PersonalDataDeps, requestId: string)
       .orderBy(submissions.createdAt)
       .limit(1);
     if (pending) return { status: 'waiting', submissionId: pending.id };
+    // Searched again under the locks: what finished between the first search and them is included.
+    const held = await findHeld(tx, tenant, person, true);
 
-    const summary = await redactHeld(tx, person, held, touched);
+    const summary = await redactHeld(tx, person, held, touchedBy(held));
     const exports = await tx
       .update(personalDataRequests)
       .set({ export: null })
@@ -234,6 +242,17 @@ export async function waitingRemovals(db: Db, olderThanMs: number): Promise<stri
     )
     .orderBy(personalDataRequests.createdAt);
   return rows.map((row) => row.id);
+}
+
+/** The disputes a removal changes: those about the person, and those whose records mention them. */
+function touchedBy(held: Held): string[] {
+  return [
+    ...new Set([
+      ...held.disputes.map((dispute) => dispute.uid),
+      ...held.submissions.map((submission) => submission.disputeUid),
+      ...held.documents.map((document) => document.disputeUid),
+    ]),
+  ];
 }
 
 /** A removal that cannot run as recorded: trying again will not change that. */

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client.js';
 import { personalDataRequests } from '../db/schema/index.js';
 import { formatTimestamp, toDisputeObject } from '../domain/disputes.js';
@@ -40,63 +41,68 @@ export async function retrievePersonalData(
   input: RetrieveInput,
 ): Promise<PersonalDataRequestRow> {
   const person = personOf(input);
+  const hashes = personHashes(deps.secrets, person);
   const id = newId('personalDataRequest');
   const createdAt = now(deps);
-  // One snapshot: the export is what was held at one moment, whatever writes meanwhile.
-  return deps.db.transaction(
-    async (tx) => {
-      const held = await findHeld(tx, tenant, person, false);
-      const templates = await loadTemplates(tx, held.disputes);
-      const exported = {
-        object: 'personal_data_export',
-        request: id,
-        livemode: tenant.livemode,
-        created: formatTimestamp(createdAt),
-        notification_email: input.notification_email,
-        disputes: held.disputes.map((dispute) =>
-          toDisputeObject(dispute, templates.get(dispute.uid) ?? null),
-        ),
-        submissions: held.submissions.map((submission) => ({
-          id: submission.id,
-          dispute: submission.disputeId,
-          status: submission.status,
-          created: formatTimestamp(submission.createdAt),
-          evidence: submission.evidence,
-        })),
-        documents: held.documents.map((document) => ({
-          id: document.id,
-          dispute: document.disputeId,
-          submission: document.submissionId,
-          created: formatTimestamp(document.createdAt),
-          evidence: document.evidence,
-        })),
-        events: held.events.map((event) => ({
-          id: event.id,
-          type: event.type,
-          created: formatTimestamp(event.createdAt),
-          data: event.data,
-        })),
-      };
-      return recordRequest(tx, {
-        id,
-        orgId: tenant.orgId,
-        livemode: tenant.livemode,
-        kind: 'retrieve',
-        ...personHashes(deps.secrets, person),
-        notificationEmail: deps.secrets.seal(input.notification_email),
-        export: deps.secrets.seal(JSON.stringify(exported)),
-        summary: {
-          disputes: held.disputes.length,
-          submissions: held.submissions.length,
-          documents: held.documents.length,
-          events: held.events.length,
-        },
-        createdAt,
-        completedAt: now(deps),
-      });
-    },
-    { isolationLevel: 'repeatable read' },
-  );
+  return deps.db.transaction(async (tx) => {
+    // A removal of the same person runs either wholly before this export (which then finds nothing of
+    // them) or after it (and deletes it). Read committed, so what is read is what stands once the lock
+    // is held, not a snapshot taken while waiting for it.
+    await lockPerson(tx, tenant, hashes.emailHash);
+    const held = await findHeld(tx, tenant, person, false);
+    const templates = await loadTemplates(tx, held.disputes);
+    const exported = {
+      object: 'personal_data_export',
+      request: id,
+      livemode: tenant.livemode,
+      created: formatTimestamp(createdAt),
+      notification_email: input.notification_email,
+      disputes: held.disputes.map((dispute) => toDisputeObject(dispute, templates.get(dispute.uid) ?? null)),
+      submissions: held.submissions.map((submission) => ({
+        id: submission.id,
+        dispute: submission.disputeId,
+        status: submission.status,
+        created: formatTimestamp(submission.createdAt),
+        evidence: submission.evidence,
+      })),
+      documents: held.documents.map((document) => ({
+        id: document.id,
+        dispute: document.disputeId,
+        submission: document.submissionId,
+        created: formatTimestamp(document.createdAt),
+        evidence: document.evidence,
+      })),
+      events: held.events.map((event) => ({
+        id: event.id,
+        type: event.type,
+        created: formatTimestamp(event.createdAt),
+        data: event.data,
+      })),
+    };
+    return recordRequest(tx, {
+      id,
+      orgId: tenant.orgId,
+      livemode: tenant.livemode,
+      kind: 'retrieve',
+      ...hashes,
+      notificationEmail: deps.secrets.seal(input.notification_email),
+      export: deps.secrets.seal(JSON.stringify(exported)),
+      summary: {
+        disputes: held.disputes.length,
+        submissions: held.submissions.length,
+        documents: held.documents.length,
+        events: held.events.length,
+      },
+      createdAt,
+      completedAt: now(deps),
+    });
+  });
+}
+
+/** Serialises the requests about one person in one tenant, for the rest of the transaction. */
+export async function lockPerson(tx: Tx, tenant: Tenant, emailHash: string): Promise<void> {
+  const key = `personal-data:${tenant.orgId}:${tenant.livemode}:${emailHash}`;
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
 }
 
 /** Inserts a request row, in a transaction or not. */

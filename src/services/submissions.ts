@@ -507,12 +507,15 @@ async function finishMany(db: Db, items: Finish[]): Promise<boolean[]> {
       const decided = succeeded.filter(({ claimed }) => !current.has(claimed.dispute.uid));
       if (decided.length > 0) {
         const uids = decided.map(({ claimed }) => claimed.dispute.uid);
-        for (const dispute of await tx
+        // Under a share lock, as the update above holds one on the disputes it changed: a personal-data
+        // removal holding the dispute then sees this attempt still pending, and waits for it.
+        const decidedRows = await tx
           .select()
           .from(disputes)
-          .where(anyOf(disputes.uid, uids, 'uuid'))) {
-          current.set(dispute.uid, dispute);
-        }
+          .where(anyOf(disputes.uid, uids, 'uuid'))
+          .orderBy(disputes.orgId, disputes.livemode, sql`${disputes.id} collate "C"`)
+          .for('share');
+        for (const dispute of decidedRows) current.set(dispute.uid, dispute);
       }
       for (const { claimed, response } of succeeded) {
         const dispute = current.get(claimed.dispute.uid);
