@@ -24,7 +24,8 @@ CREATE TABLE "personal_data_requests" (
 	"export" text,
 	"summary" jsonb,
 	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
-	"completed_at" timestamp with time zone
+	"completed_at" timestamp with time zone,
+	"failure" text
 );
 --> statement-breakpoint
 CREATE TABLE "rules" (
@@ -51,5 +52,5 @@ ALTER TABLE "personal_data_requests" ADD CONSTRAINT "personal_data_requests_org_
 ALTER TABLE "rules" ADD CONSTRAINT "rules_org_id_organisations_id_fk" FOREIGN KEY ("org_id") REFERENCES "public"."organisations"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "documents_dispute_idx" ON "documents" USING btree ("dispute_uid","created_at");--> statement-breakpoint
 CREATE INDEX "personal_data_requests_person_idx" ON "personal_data_requests" USING btree ("org_id","livemode","email_hash");--> statement-breakpoint
-CREATE INDEX "personal_data_requests_waiting_idx" ON "personal_data_requests" USING btree ("created_at") WHERE "personal_data_requests"."completed_at" is null;--> statement-breakpoint
+CREATE INDEX "personal_data_requests_waiting_idx" ON "personal_data_requests" USING btree ("created_at") WHERE "personal_data_requests"."completed_at" is null and "personal_data_requests"."failure" is null;--> statement-breakpoint
 CREATE UNIQUE INDEX "rules_tenant_position_unique" ON "rules" USING btree ("org_id","livemode","position");

@@ -41,6 +41,8 @@ export function deadlineHandlers(deps: EngineDeps): Handlers<'deadline'> {
           throw new Error(`waiting for submission ${outcome.submissionId} to finish`);
         case 'unknown':
           throw new PermanentJobError(`no personal data removal request ${requestId}`);
+        case 'failed':
+          throw new PermanentJobError(outcome.reason);
         case 'removed':
           log.info({ summary: outcome.summary }, 'personal data removed');
           return outcome;

@@ -42,7 +42,11 @@ export function registerPrivacyCommands(program: Command, io: CliIo): void {
               .map(([table, count]) => `${table} ${count}`)
               .join(', ');
             const exported = request.export ? `  export ${request.export}` : '';
-            const outcome = request.completed === null ? 'waiting' : `(${counts})`;
+            const outcome = request.failure
+              ? `failed: ${request.failure}`
+              : request.completed === null
+                ? 'waiting'
+                : `(${counts})`;
             return (
               `${request.id}  ${request.mode}  ${request.kind}  ${request.created}  ` +
               `notify ${request.notification_email ?? '-'}${exported}  ${outcome}`

@@ -80,7 +80,9 @@ export type RemovalOutcome =
   | { status: 'done_before' }
   /** A submission of the person's data is in flight: nothing was done; try again once it has finished. */
   | { status: 'waiting'; submissionId: string }
-  | { status: 'unknown' };
+  | { status: 'unknown' }
+  /** It can never run as recorded (its subject cannot be opened): recorded on the request for on-call. */
+  | { status: 'failed'; reason: string };
 
 /**
  * Carries out a removal request, in one transaction: disputes whose customer is the person lose their
@@ -106,7 +108,15 @@ export async function carryOutRemoval(deps: PersonalDataDeps, requestId: string)
       .for('update');
     if (!request) return { status: 'unknown' };
     if (request.completedAt !== null) return { status: 'done_before' };
-    const person = personOf(openSubject(deps.secrets, request));
+    const subject = openSubject(deps.secrets, request);
+    if ('failure' in subject) {
+      await tx
+        .update(personalDataRequests)
+        .set({ failure: subject.failure })
+        .where(eq(personalDataRequests.id, request.id));
+      return { status: 'failed', reason: subject.failure };
+    }
+    const person = personOf(subject);
     const tenant = { orgId: request.orgId, livemode: request.livemode };
     // No export of the person is being made meanwhile: one made before is deleted below, one after finds
     // nothing left.
@@ -159,7 +169,7 @@ export async function carryOutRemoval(deps: PersonalDataDeps, requestId: string)
     const done = { ...summary, exports: exports.length };
     await tx
       .update(personalDataRequests)
-      .set({ subject: null, summary: done, completedAt: now(deps) })
+      .set({ subject: null, summary: done, completedAt: now(deps), failure: null })
       .where(eq(personalDataRequests.id, request.id));
     return { status: 'removed', summary: done };
   });
@@ -237,6 +247,7 @@ export async function waitingRemovals(db: Db, olderThanMs: number): Promise<stri
       and(
         eq(personalDataRequests.kind, 'remove'),
         isNull(personalDataRequests.completedAt),
+        isNull(personalDataRequests.failure),
         lt(personalDataRequests.createdAt, sql`now() - ${`${olderThanMs} milliseconds`}::interval`),
       ),
     )
@@ -255,21 +266,19 @@ function touchedBy(held: Held): string[] {
   ];
 }
 
-/** A removal that cannot run as recorded: trying again will not change that. */
-export class PermanentRemovalError extends Error {
-  readonly retryable = false;
-}
-
-function openSubject(secrets: SecretBox, request: PersonalDataRequestRow): { email: string; name: string } {
+function openSubject(
+  secrets: SecretBox,
+  request: PersonalDataRequestRow,
+): { email: string; name: string } | { failure: string } {
   if (request.subject === null) {
-    throw new PermanentRemovalError(`removal ${request.id} has not run, yet no longer says whom it is about`);
+    return { failure: `removal ${request.id} has not run, yet no longer says whom it is about` };
   }
   try {
     return subjectSchema.parse(JSON.parse(secrets.open(request.subject)));
   } catch {
-    throw new PermanentRemovalError(
-      `the subject of removal ${request.id} cannot be opened: this process has a different APP_SECRET`,
-    );
+    return {
+      failure: `the subject of removal ${request.id} cannot be opened: this process has a different APP_SECRET`,
+    };
   }
 }
 

@@ -23,6 +23,7 @@ export function describeRequest(secrets: SecretBox, row: PersonalDataRequestRow)
     summary: row.summary,
     created: formatTimestamp(row.createdAt),
     completed: formatTimestamp(row.completedAt),
+    failure: row.failure,
   };
 }
 

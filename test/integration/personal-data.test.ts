@@ -2,9 +2,14 @@ import { createHash } from 'node:crypto';
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { disputes, documents, events, personalDataRequests, submissions } from '../../src/db/schema/index.js';
+import { SecretBox } from '../../src/secrets.js';
 import { sweepDeadlines } from '../../src/services/deadlines.js';
 import type { CreatedOrganisation } from '../../src/services/organisations.js';
-import { requestRemoval } from '../../src/services/personal-data-removal.js';
+import {
+  carryOutRemoval,
+  requestRemoval,
+  waitingRemovals,
+} from '../../src/services/personal-data-removal.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
 import {
@@ -409,6 +414,7 @@ describe('npm run cli -- privacy', () => {
         summary: { disputes: 1, submissions: 0, documents: 0, events: 1 },
         created: expect.any(String),
         completed: expect.any(String),
+        failure: null,
       },
     ]);
     const human = await cli('privacy', 'list', '--org', org.org);
@@ -817,6 +823,35 @@ describe('POST /v1/personal-data/remove: whom, and when', () => {
     expect(report.removals).toBe(1);
     expect(await removalDone(request.id)).toMatchObject({ summary: { disputes: 1 } });
     expect(await disputeRow(tenant, dispute.id)).toMatchObject({ customerEmail: null });
+  });
+
+  it('a removal that can never run (sealed under another APP_SECRET) is recorded failed and left to on-call', async () => {
+    const who = person('Mary', 'Jackson', '198.51.100.62');
+    const tenant = tenantOf(await api.createOrg(), 'test');
+    const dispute = await createTestDispute(api, tenant.key);
+    await writeDispute(tenant, dispute.id, { customerEmail: who.email });
+    const request = await requestRemoval(
+      {
+        db: api.db.db,
+        secrets: new SecretBox('another-app-secret-of-at-least-32-characters'),
+        removals: { dispatch: async () => {} },
+        now: () => new Date(Date.now() - 120_000),
+      },
+      { orgId: tenant.org, livemode: false },
+      { email: who.email, name: who.name },
+    );
+    const outcome = await carryOutRemoval({ db: api.db.db, secrets: api.deps.secrets }, request.id);
+    expect(outcome).toEqual({
+      status: 'failed',
+      reason: `the subject of removal ${request.id} cannot be opened: this process has a different APP_SECRET`,
+    });
+    expect(await requestRow(request.id)).toMatchObject({
+      completedAt: null,
+      failure: `the subject of removal ${request.id} cannot be opened: this process has a different APP_SECRET`,
+    });
+    // The sweep leaves it alone: running it again cannot help until someone sets the right APP_SECRET.
+    expect(await waitingRemovals(api.db.db, 60_000)).not.toContain(request.id);
+    expect(await disputeRow(tenant, dispute.id)).toMatchObject({ customerEmail: who.email });
   });
 });
 

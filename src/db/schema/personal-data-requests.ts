@@ -29,10 +29,14 @@ export const personalDataRequests = pgTable(
     createdAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
     /** Null while a removal waits for its job. */
     completedAt: timestamp({ withTimezone: true }),
+    /** Why a removal cannot run at all (its subject cannot be opened): left to on-call, not retried. */
+    failure: text(),
   },
   (table) => [
     index('personal_data_requests_person_idx').on(table.orgId, table.livemode, table.emailHash),
     // Removals waiting for their job: what the deadline sweep looks for, few at any time.
-    index('personal_data_requests_waiting_idx').on(table.createdAt).where(sql`${table.completedAt} is null`),
+    index('personal_data_requests_waiting_idx')
+      .on(table.createdAt)
+      .where(sql`${table.completedAt} is null and ${table.failure} is null`),
   ],
 );
