@@ -8,17 +8,17 @@ import { fullSubmission } from '../helpers/evidence-documents.js';
 import { describeMachine, quick, resultLine, runBench } from './lib/harness.js';
 
 /**
- * Evidence documents: 1,000 disputes (50 with --quick), each with 10 products, 10 messages, 10 past
+ * Evidence documents: 1,000 disputes (30 with --quick), each with 10 products, 10 messages, 10 past
  * payments and a template with filled fields, rendered from the dispute to a PDF (buildEvidenceDocument,
  * then documents/pdf.ts) and, in the same process, to plain text (buildEvidenceDocument, then
  * documentText), the RESULT's baseline: the ratio says what the PDF costs over the cheapest rendering of
  * the same content. The two alternate in rounds, so that other work on the machine weighs on both. Peak
  * memory is the process's maximum resident set. No target: the figures are reported only. A PDF takes
- * 50-90 ms on this project's 2-core machines, so --quick renders 50, a few seconds of the minute that
+ * 50-90 ms on this project's 2-core machines, so --quick renders 30, a few seconds of the minute that
  * `npm run bench -- --quick` may take in all.
  */
 
-const documentCount = quick ? 50 : 1_000;
+const documentCount = quick ? 30 : 1_000;
 const rounds = 10;
 const perRound = documentCount / rounds;
 const warmUp = 5;

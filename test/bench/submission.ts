@@ -39,7 +39,7 @@ import {
  * document: the counts keep `--quick` within its share of a minute.
  */
 
-const count = quick ? 300 : 2_000;
+const count = quick ? 100 : 2_000;
 const target = 0.3;
 
 await runBench(async () => {
