@@ -5,7 +5,7 @@ import { type Endpoint, parseInput } from '../../endpoint.js';
 /**
  * Records the removal of a person from everything held in the key's organisation and mode, and answers
  * at once with 200, as the original did ("submitted"): a job carries it out, once none of the person's
- * data is on its way to a processor (services/personal-data.ts, carryOutRemoval).
+ * data is on its way to a processor (services/personal-data-removal.ts, carryOutRemoval).
  */
 export const removePersonalDataEndpoint: Endpoint = {
   method: 'post',
