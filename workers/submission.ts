@@ -22,7 +22,7 @@ export function submissionHandlers(deps: EngineDeps): Handlers<'submission'> {
     waitMs: 0,
   });
   const leaseMs = deps.config.JOB_LOCK_SECONDS * 1000;
-  const runner = new SubmissionRunner({ db: deps.db, adapters: deps.adapters, logger: deps.logger, leaseMs });
+  const runner = new SubmissionRunner({ ...deps, leaseMs });
   // Queued disputes falling due together are prepared together (db/batcher.ts).
   const queued = new Batcher<string, QueuedOutcome>((uids) =>
     prepareQueuedDisputes({ db: deps.db, adapters: deps.adapters, leaseMs }, uids),

@@ -1,32 +1,198 @@
-import { type Got, got, RequestError } from 'got';
+import { type Got, got, HTTPError, type OptionsOfTextResponseBody, RequestError } from 'got';
+import type { z } from 'zod';
+import type { Logger } from '../logger.js';
 import { ProcessorError } from './types.js';
 
 /**
- * The one way adapters reach a processor over HTTP. Retrying is the submission job's business (with its
- * backoff and the processor's Retry-After), so got itself never retries; every call has a deadline well
- * inside the job's lock (JOB_LOCK_SECONDS renews while it runs).
+ * The one way adapters reach a processor over HTTP (ARCHITECTURE.md, processors):
+ * - every call has a deadline well inside the job's lock (JOB_LOCK_SECONDS renews while it runs);
+ * - got retries only calls the caller marks idempotent (reads, and writes carrying the processor's
+ *   idempotency key), twice, quickly, honouring a short Retry-After; anything longer is the job's
+ *   business, with its own backoff and the same Retry-After;
+ * - each call passes the account's guard first (guard.ts: the per-account rate limit held in Redis and
+ *   the circuit breaker), and tells it how the call went;
+ * - each call is logged with its method, path, status and time, never its headers, body or query (where
+ *   credentials and customer data travel);
+ * - every failure is a ProcessorError: transient (no answer, 429, 5xx) or permanent (any other refusal),
+ *   with the processor's status and the start of its answer, credentials removed.
  */
 export const processorTimeoutMs = 30_000;
+/** The most a Retry-After may ask for before got stops waiting and the job's backoff takes over. */
+const inlineRetryAfterMs = 5000;
+const excerptLength = 300;
 
-export function processorClient(options: { baseUrl: string; headers?: Record<string, string> }): Got {
-  return got.extend({
-    prefixUrl: options.baseUrl,
-    headers: { 'user-agent': 'rebuttal', ...options.headers },
-    timeout: { request: processorTimeoutMs },
-    retry: { limit: 0 },
-    followRedirect: false,
-    throwHttpErrors: false,
-  });
+/** What the rate limit and the circuit breaker of one account decide (guard.ts). */
+export interface CallGuard {
+  /** Waits for the account's rate limit; throws a transient ProcessorError when the circuit is open. */
+  admit(): Promise<void>;
+  /** How the call went: `failure` only for the processor being away (no answer, 5xx). */
+  record(outcome: 'success' | 'failure'): Promise<void>;
+}
+
+export interface ProcessorHttpOptions {
+  processor: string;
+  baseUrl: string;
+  /** Sent on every call (authentication, versions); never logged. */
+  headers?: Record<string, string>;
+  guard?: CallGuard;
+  logger?: Logger;
+  /** Values to cut out of any excerpt of an answer (the account's credentials). */
+  secrets?: readonly string[];
+}
+
+export interface HttpCall {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Relative to the base URL (no leading slash), or absolute for a second host of the same processor. */
+  path: string;
+  searchParams?: Record<string, string | number | boolean | undefined> | URLSearchParams;
+  headers?: Record<string, string>;
+  json?: unknown;
+  form?: Record<string, string>;
+  body?: string | Buffer | FormData;
+  /** Safe to send again: reads, and writes the processor deduplicates (an idempotency key). */
+  idempotent?: boolean;
+  /** Statuses that are answers, not failures (a 404 from a fetch: no such dispute). */
+  answers?: readonly number[];
+}
+
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+export class ProcessorHttp {
+  readonly #options: ProcessorHttpOptions;
+  readonly #got: Got;
+
+  constructor(options: ProcessorHttpOptions) {
+    this.#options = options;
+    this.#got = got.extend({
+      prefixUrl: options.baseUrl.replace(/\/?$/, '/'),
+      headers: { 'user-agent': 'rebuttal', ...options.headers },
+      timeout: { request: processorTimeoutMs },
+      followRedirect: false,
+      retry: {
+        limit: 0,
+        statusCodes: [429, 500, 502, 503, 504],
+        maxRetryAfter: inlineRetryAfterMs,
+        backoffLimit: 2000,
+      },
+    });
+  }
+
+  get processor(): string {
+    return this.#options.processor;
+  }
+
+  /** Sends one call; a 2xx (or a status in `answers`) is returned, anything else thrown as a ProcessorError. */
+  async send(call: HttpCall): Promise<HttpAnswer> {
+    const { guard, logger, processor } = this.#options;
+    await guard?.admit();
+    const started = performance.now();
+    const path = call.path.replace(/^\//, '');
+    const absolute = /^https?:\/\//.test(path);
+    const options: OptionsOfTextResponseBody = {
+      method: call.method,
+      ...(absolute ? { prefixUrl: '' } : {}),
+      ...(call.searchParams && { searchParams: withoutUndefined(call.searchParams) }),
+      ...(call.headers && { headers: call.headers }),
+      ...(call.json !== undefined && { json: call.json }),
+      ...(call.form && { form: call.form }),
+      ...(call.body !== undefined && { body: call.body }),
+      retry: call.idempotent ? { limit: 2, methods: [call.method] } : { limit: 0 },
+    } as OptionsOfTextResponseBody;
+    const logged = {
+      processor,
+      method: call.method,
+      path: absolute ? new URL(path).pathname : `/${path.split('?')[0]}`,
+    };
+    try {
+      const response = await this.#got(path, options);
+      await guard?.record('success');
+      logger?.debug({ ...logged, status: response.statusCode, ms: elapsed(started) }, 'processor call');
+      return { status: response.statusCode, headers: response.headers, body: response.body };
+    } catch (thrown) {
+      if (thrown instanceof HTTPError && call.answers?.includes(thrown.response.statusCode)) {
+        await guard?.record('success');
+        const { statusCode, headers, body } = thrown.response;
+        logger?.debug({ ...logged, status: statusCode, ms: elapsed(started) }, 'processor call');
+        return { status: statusCode, headers, body: String(body ?? '') };
+      }
+      const error = this.#errorFrom(thrown);
+      const away = error.status === undefined || error.status >= 500;
+      await guard?.record(away ? 'failure' : 'success');
+      logger?.warn(
+        { ...logged, status: error.status, ms: elapsed(started), retryable: error.retryable },
+        'processor call failed',
+      );
+      throw error;
+    }
+  }
+
+  /** Sends a call and reads its JSON answer with `schema`; a shape we cannot read is a permanent error. */
+  async json<Schema extends z.ZodType>(call: HttpCall, schema: Schema): Promise<z.infer<Schema>> {
+    return this.read(await this.send(call), schema, (body) => JSON.parse(body));
+  }
+
+  /** Reads an answer's body with `parse` (JSON, XML) and checks it against `schema`. */
+  read<Schema extends z.ZodType>(
+    answer: HttpAnswer,
+    schema: Schema,
+    parse: (body: string) => unknown,
+  ): z.infer<Schema> {
+    let parsed: unknown;
+    try {
+      parsed = parse(answer.body);
+    } catch {
+      throw this.unreadable(answer, 'is not in the expected format');
+    }
+    const checked = schema.safeParse(parsed);
+    if (checked.success) return checked.data;
+    const issue = checked.error.issues[0];
+    throw this.unreadable(
+      answer,
+      `has an unexpected shape (${issue?.path.join('.') || 'body'}: ${issue?.message})`,
+    );
+  }
+
+  /** The processor answered, but not in a way we understand: sending again will not change that. */
+  unreadable(answer: HttpAnswer, what: string): ProcessorError {
+    return new ProcessorError(this.processor, `The processor's answer ${what}.`, {
+      retryable: false,
+      status: answer.status,
+      excerpt: this.excerpt(answer.body),
+    });
+  }
+
+  /** The start of an answer, with the account's credentials cut out. */
+  excerpt(body: string): string {
+    let text = body.slice(0, excerptLength * 2);
+    for (const secret of this.#options.secrets ?? []) text = text.split(secret).join('[redacted]');
+    return text.slice(0, excerptLength);
+  }
+
+  #errorFrom(thrown: unknown): ProcessorError {
+    const { processor } = this.#options;
+    if (thrown instanceof HTTPError) {
+      const { statusCode, headers, body } = thrown.response;
+      return errorFromAnswer(processor, { statusCode, headers }, `The processor answered ${statusCode}.`, {
+        excerpt: this.excerpt(String(body ?? '')),
+      });
+    }
+    return errorFromFailure(processor, thrown);
+  }
 }
 
 /**
- * What a processor's answer means for the submission: 429 and 5xx may pass (retryable, honouring
- * Retry-After), any other 4xx is a refusal that repeating will not change.
+ * What a processor's answer means: 429 and 5xx may pass (transient, honouring Retry-After), any other
+ * status is a refusal that repeating will not change.
  */
 export function errorFromAnswer(
   processor: string,
   answer: { statusCode: number; headers: Record<string, string | string[] | undefined> },
   message: string,
+  extra: { excerpt?: string } = {},
 ): ProcessorError {
   const status = answer.statusCode;
   const retryable = status === 429 || status >= 500;
@@ -35,11 +201,13 @@ export function errorFromAnswer(
     retryable,
     status,
     ...(retryAfter === undefined ? {} : { retryAfterSeconds: retryAfter }),
+    ...extra,
   });
 }
 
 /** A call that got no answer at all (timeout, refused connection, reset): always worth retrying. */
 export function errorFromFailure(processor: string, error: unknown): ProcessorError {
+  if (error instanceof ProcessorError) return error;
   const reason = error instanceof RequestError ? error.code : 'unknown error';
   return new ProcessorError(processor, `The processor did not answer (${reason}).`, { retryable: true });
 }
@@ -52,3 +220,14 @@ function retryAfterSeconds(header: string | string[] | undefined): number | unde
   const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
 }
+
+function withoutUndefined(
+  params: Record<string, string | number | boolean | undefined> | URLSearchParams,
+): URLSearchParams {
+  if (params instanceof URLSearchParams) return params;
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value !== undefined) search.set(key, String(value));
+  return search;
+}
+
+const elapsed = (started: number) => Math.round(performance.now() - started);

@@ -34,7 +34,25 @@ export interface DisputeReference {
   currency: string | null;
 }
 
-export interface SubmitEvidenceRequest {
+/**
+ * The connected account an adapter call is for: who it is, its credentials opened from their sealed form
+ * (the JSON document given to `account connect`; null for the mock processor and standalone disputes),
+ * and where its processor answers. Never logged, never in a job's data.
+ */
+export interface ProcessorConnection {
+  account: AccountReference;
+  credentials: string | null;
+  /** The account's override of the processor's host (`--base-url`); null for the default by mode. */
+  baseUrl: string | null;
+  /** Read-only access (spec 4.5): the processor cannot tell us the charge, so the client names it. */
+  readOnly: boolean;
+}
+
+interface ConnectedRequest {
+  connection: ProcessorConnection;
+}
+
+export interface SubmitEvidenceRequest extends ConnectedRequest {
   dispute: DisputeReference;
   /** The client's evidence as it stood when the submission was made. */
   evidence: EvidencePackage;
@@ -61,10 +79,82 @@ export interface ResponsePackage {
 export interface SubmitEvidenceResult {
   /** The processor's reference for the accepted evidence, where it gives one. */
   reference: string | null;
+  /**
+   * `portal`: the processor publishes no API to answer disputes (Amex, Worldpay): nothing was sent, and
+   * the merchant uploads the response package in the processor's portal. Default `sent`.
+   */
+  delivery?: 'sent' | 'portal';
+}
+
+export interface GetDisputeRequest extends ConnectedRequest {
+  id: string;
+}
+
+export interface AcceptDisputeRequest extends ConnectedRequest {
+  dispute: DisputeReference;
+  /** Stable across retries of the same acceptance. */
+  idempotencyKey: string;
+}
+
+export interface PastPaymentsRequest extends ConnectedRequest {
+  dispute: DisputeReference;
+  /** At most this many (API.md: past_payments holds at most 10). */
+  limit: number;
+}
+
+/** A processor's own webhook as received on `POST /processor-hooks/:processor/:account`. */
+export interface PushRequest extends ConnectedRequest {
+  headers: Record<string, string | string[] | undefined>;
+  /** The body exactly as received: signatures are over these bytes. */
+  body: Buffer;
+}
+
+/**
+ * What a verified push tells: disputes to fetch again now (processors with a get call), and disputes the
+ * push itself describes in full (processors that only push: Adyen, Worldpay). `reply` is what the
+ * processor expects back (Adyen wants `[accepted]`, Braintree's challenge its answer).
+ */
+export interface PushResult {
+  refresh: string[];
+  disputes: NormalizedDispute[];
+  reply?: { contentType: string; body: string };
+}
+
+/** A push whose signature does not verify, or that cannot be read: answered 400, nothing enqueued. */
+export class PushRejectedError extends Error {
+  override readonly name = 'PushRejectedError';
+}
+
+/** What an adapter can do, for the registry, the services and the README's processor table. */
+export interface Capabilities {
+  /** Lists changed disputes: connected accounts are polled. */
+  list: boolean;
+  /** Fetches one dispute: a push is followed by a fetch. */
+  get: boolean;
+  /** `api`: evidence goes to the processor; `portal`: the merchant uploads the package (delivery portal). */
+  submit: 'api' | 'portal';
+  /** The PDF reaches the processor as a file. */
+  fileUpload: boolean;
+  /** Acceptance is forwarded to the processor. */
+  accept: boolean;
+  /** Accounts may be connected read-only (spec 4.5). */
+  readOnly: boolean;
+  /** Fetches past payments made with the disputed card. */
+  pastPayments: boolean;
+  /** Receives the processor's own signed webhooks. */
+  push: boolean;
+  /** The kinds of dispute the processor reports. */
+  kinds: readonly (typeof kinds)[number][];
 }
 
 export interface ProcessorAdapter {
   readonly name: string;
+  readonly capabilities: Capabilities;
+  /**
+   * Checks credentials given to `account connect` (their shape, not whether the processor takes them),
+   * and answers a message saying what is wrong, or null. Adapters that need none take none.
+   */
+  checkCredentials?(credentials: string | null): string | null;
   submitEvidence(request: SubmitEvidenceRequest): Promise<SubmitEvidenceResult>;
   /**
    * One page of the account's disputes changed since `cursor`, oldest change first. Present on every
@@ -72,6 +162,24 @@ export interface ProcessorAdapter {
    * flows). Absent where there is nothing to mirror (standalone `api` disputes, processors without one).
    */
   listDisputes?(request: ListDisputesRequest): Promise<DisputePage>;
+  /** The dispute as the processor holds it now; null when it knows no such dispute. */
+  getDispute?(request: GetDisputeRequest): Promise<NormalizedDispute | null>;
+  /** Tells the processor the merchant accepts the dispute (concedes it). */
+  acceptDispute?(request: AcceptDisputeRequest): Promise<void>;
+  /** Successful, undisputed earlier payments made with the disputed card, newest first. */
+  pastPayments?(request: PastPaymentsRequest): Promise<PastPayment[]>;
+  /** Verifies and reads one of the processor's webhooks; throws PushRejectedError when it does not verify. */
+  parsePush?(request: PushRequest): Promise<PushResult>;
+  /**
+   * Reads the processor's dispute report file (CSV), for processors without a list call (`dispute
+   * import`); throws ReportError naming the line of the first row it cannot read.
+   */
+  readReport?(csv: string): NormalizedDispute[];
+}
+
+/** A report file row that cannot be read: nothing of the file is imported. */
+export class ReportError extends Error {
+  override readonly name = 'ReportError';
 }
 
 /** An adapter the mirror can poll. */
@@ -86,10 +194,7 @@ export interface AccountReference {
   livemode: boolean;
 }
 
-export interface ListDisputesRequest {
-  account: AccountReference;
-  /** The account's credentials as connected (opened from their sealed form); null for the mock processor. */
-  credentials: string | null;
+export interface ListDisputesRequest extends ConnectedRequest {
   /** Where the last committed page ended; null to start from the beginning of what the processor keeps. */
   cursor: string | null;
   /** At most this many disputes in the page. */
@@ -143,8 +248,10 @@ export interface NormalizedDispute {
 type Check = (typeof checks)[number];
 
 /**
- * A processor's refusal or failure. `retryable` says whether sending the same submission again may
- * succeed (timeouts, 5xx, 429); a refusal (4xx) is final until someone changes something.
+ * A processor's refusal or failure. `retryable` says whether sending the same request again may succeed
+ * (timeouts, dropped connections, 5xx, 429, an open circuit, our own rate limit): transient. Anything else
+ * (a 4xx refusal, an answer we cannot read) is permanent until someone changes something. `status` and
+ * `excerpt` are the processor's own answer, for on-call: they reach the job's failure reason.
  */
 export class ProcessorError extends Error {
   readonly processor: string;
@@ -152,11 +259,13 @@ export class ProcessorError extends Error {
   readonly status: number | undefined;
   /** Seconds the processor asked us to wait (Retry-After), when it said. */
   readonly retryAfterSeconds: number | undefined;
+  /** The start of the processor's answer, credentials removed. */
+  readonly excerpt: string | undefined;
 
   constructor(
     processor: string,
     message: string,
-    options: { retryable: boolean; status?: number; retryAfterSeconds?: number },
+    options: { retryable: boolean; status?: number; retryAfterSeconds?: number; excerpt?: string },
   ) {
     super(message);
     this.name = 'ProcessorError';
@@ -164,5 +273,6 @@ export class ProcessorError extends Error {
     this.retryable = options.retryable;
     this.status = options.status;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.excerpt = options.excerpt;
   }
 }

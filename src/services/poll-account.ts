@@ -6,6 +6,7 @@ import type { AdapterRegistry } from '../processors/registry.js';
 import { ProcessorError } from '../processors/types.js';
 import type { SecretBox } from '../secrets.js';
 import { mirrorPage } from './mirror.js';
+import { AccountUnusableError, connectionOf } from './processor-connections.js';
 
 /**
  * One poll of a connected account (the mirror job's work): list the disputes changed since the account's
@@ -47,13 +48,6 @@ export type PollResult =
   /** Another run moved the cursor meanwhile; this one stopped without writing its page. */
   | ({ outcome: 'stale' } & PollTotals);
 
-/** The account cannot be polled until an operator changes something (no adapter, unreadable credentials). */
-export class AccountUnusableError extends Error {
-  override readonly name = 'AccountUnusableError';
-  /** Retrying cannot help: the job fails at once (workers/define-worker.ts). */
-  readonly retryable = false;
-}
-
 export async function pollAccount(
   deps: PollDeps,
   accountUid: string,
@@ -70,11 +64,10 @@ export async function pollAccount(
   const totals: PollTotals = { pages: 0, created: 0, updated: 0, closed: 0, unchanged: 0, foreign: [] };
   try {
     const adapter = usableAdapter(deps.adapters, account.processor);
-    const credentials = openCredentials(deps.secrets, account.credentials);
-    const reference = { uid: account.uid, id: account.id, livemode: account.livemode };
+    const connection = connectionOf(deps.secrets, account);
     let cursor = account.cursor;
     while (totals.pages < maxPages) {
-      const listed = await adapter.listDisputes({ account: reference, credentials, cursor, limit: pageSize });
+      const listed = await adapter.listDisputes({ connection, cursor, limit: pageSize });
       const result = await mirrorPage(deps.db, { ...account, cursor }, listed.disputes, listed.nextCursor, {
         logger: deps.logger,
       });
@@ -100,17 +93,6 @@ function usableAdapter(adapters: AdapterRegistry, processor: string) {
     throw new AccountUnusableError(`no adapter lists disputes of '${processor}' accounts`);
   }
   return adapters.forAccount({ processor });
-}
-
-function openCredentials(secrets: SecretBox, sealed: string | null): string | null {
-  if (sealed === null) return null;
-  try {
-    return secrets.open(sealed);
-  } catch {
-    throw new AccountUnusableError(
-      'the credentials cannot be opened with this APP_SECRET (was it changed?); connect the account again',
-    );
-  }
 }
 
 /**

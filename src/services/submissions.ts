@@ -4,20 +4,30 @@ import type { Db, Tx } from '../db/client.js';
 import { anyOf, stateIn } from '../db/schema/columns.js';
 import { disputes, submissions, templates } from '../db/schema/index.js';
 import { statement } from '../db/statements.js';
+import { maxPastPayments, type PastPayment } from '../domain/evidence.js';
 import { sendableStates } from '../domain/states.js';
 import { submitProblem } from '../domain/submittable.js';
 import { newId } from '../ids.js';
 import { describeError, type Logger } from '../logger.js';
 import type { AdapterRegistry } from '../processors/registry.js';
 import {
+  type DisputeReference,
   type EvidencePackage,
   type ProcessorAdapter,
+  type ProcessorConnection,
   ProcessorError,
   type ResponsePackage,
 } from '../processors/types.js';
+import type { SecretBox } from '../secrets.js';
 import { type DisputeRow, loadTemplate, type TemplateRow, templateOfDispute } from './dispute-records.js';
 import { DocumentStore } from './documents.js';
 import { type DisputeEvent, recordDisputeEvents } from './events.js';
+import {
+  AccountUnusableError,
+  accountOfDispute,
+  bareConnection,
+  connectionOf,
+} from './processor-connections.js';
 
 /** Where a submission stands once a runner is done with it (or could not take it). */
 export type SubmissionResult =
@@ -140,6 +150,8 @@ export async function prepareSubmission(
 export interface SubmissionDeps {
   db: Db;
   adapters: AdapterRegistry;
+  /** Opens the answering account's credentials for the call. */
+  secrets: SecretBox;
   logger: Logger;
   /**
    * How long a runner owns an attempt without renewing it (JOB_LOCK_SECONDS, like the job's own lock). A
@@ -232,8 +244,14 @@ export class SubmissionRunner {
     let outcome: Outcome;
     let response: ResponsePackage | undefined;
     try {
-      response = await this.#documents.responseFor(claimed);
-      outcome = await callProcessor(adapter, claimed, response, log);
+      const connection = await connectionFor(this.#deps, dispute, adapter);
+      if ('error' in connection) {
+        outcome = connection;
+      } else {
+        const withPayments = await addPastPayments(db, adapter, connection, claimed, log);
+        response = await this.#documents.responseFor(withPayments);
+        outcome = await callProcessor(adapter, connection, withPayments, response, log);
+      }
     } catch (thrown) {
       // Rendering or storing the document failed: nothing was sent. Retried like an outage, and recorded
       // as the attempt's failure when the retries run out, so the dispute is never left compiling.
@@ -272,21 +290,15 @@ export class SubmissionRunner {
  */
 async function callProcessor(
   adapter: ProcessorAdapter,
+  connection: ProcessorConnection,
   { submission, dispute }: Claimed,
   response: ResponsePackage,
   log: Logger,
 ): Promise<Outcome> {
   try {
     const answer = await adapter.submitEvidence({
-      dispute: {
-        id: dispute.id,
-        charge: dispute.charge,
-        accountId: dispute.accountId,
-        reason: dispute.reason,
-        kind: dispute.kind,
-        amount: dispute.amount,
-        currency: dispute.currency,
-      },
+      connection,
+      dispute: referenceOf(dispute),
       evidence: submission.evidence as unknown as EvidencePackage,
       response,
       idempotencyKey: submission.id,
@@ -301,6 +313,96 @@ async function callProcessor(
       }),
     };
   }
+}
+
+/** What an adapter is told of the dispute it answers. */
+export function referenceOf(dispute: DisputeRow): DisputeReference {
+  return {
+    id: dispute.id,
+    charge: dispute.charge,
+    accountId: dispute.accountId,
+    reason: dispute.reason,
+    kind: dispute.kind,
+    amount: dispute.amount,
+    currency: dispute.currency,
+  };
+}
+
+/**
+ * The connected account that answers the dispute, opened for the call. Disputes of the mock processor
+ * and standalone ones need none; a mirrored dispute whose account was disconnected, or whose credentials
+ * no longer open, cannot be sent until an operator connects it again: a permanent failure.
+ */
+async function connectionFor(
+  deps: SubmissionDeps,
+  dispute: DisputeRow,
+  adapter: ProcessorAdapter,
+): Promise<ProcessorConnection | { error: ProcessorError }> {
+  const account = await accountOfDispute(deps.db, dispute);
+  if (account) {
+    try {
+      return connectionOf(deps.secrets, account);
+    } catch (error) {
+      if (!(error instanceof AccountUnusableError)) throw error;
+      return { error: new ProcessorError(adapter.name, error.message, { retryable: false }) };
+    }
+  }
+  if (adapter.capabilities.submit === 'api' && adapter.name !== 'mock') {
+    const message = `Not sent: no ${adapter.name} account '${dispute.account ?? ''}' is connected to answer dispute '${dispute.id}'.`;
+    return { error: new ProcessorError(adapter.name, message, { retryable: false }) };
+  }
+  return bareConnection(dispute);
+}
+
+/**
+ * Past payments (issue: past payments): when the client sent none and the processor can tell them, the
+ * successful, undisputed payments made with the same card go into the attempt's snapshot and onto the
+ * dispute, before the document is rendered, so every retry of the attempt sends the same. Helpful, not
+ * needed: when the processor cannot tell them now, the evidence goes without.
+ */
+async function addPastPayments(
+  db: Db,
+  adapter: ProcessorAdapter,
+  connection: ProcessorConnection,
+  claimed: Claimed,
+  log: Logger,
+): Promise<Claimed> {
+  const evidence = claimed.submission.evidence as unknown as EvidencePackage;
+  if (!adapter.pastPayments || claimed.submission.documentId || evidence.pastPayments.length > 0) {
+    return claimed;
+  }
+  let found: PastPayment[];
+  try {
+    found = await adapter.pastPayments({
+      connection,
+      dispute: referenceOf(claimed.dispute),
+      limit: maxPastPayments,
+    });
+  } catch (error) {
+    log.warn({ err: describeError(error) }, 'past payments not fetched; the evidence goes without');
+    return claimed;
+  }
+  if (found.length === 0) return claimed;
+  const pastPayments = found.slice(0, maxPastPayments);
+  const withPayments = { ...evidence, pastPayments };
+  const [submission] = await db.transaction(async (tx) => {
+    await tx
+      .update(disputes)
+      .set({ pastPayments, updatedAt: sql`now()` })
+      .where(
+        and(eq(disputes.uid, claimed.dispute.uid), sql`jsonb_array_length(${disputes.pastPayments}) = 0`),
+      );
+    return tx
+      .update(submissions)
+      .set({ evidence: withPayments as unknown as SubmissionRow['evidence'] })
+      .where(eq(submissions.id, claimed.submission.id))
+      .returning();
+  });
+  return {
+    ...claimed,
+    submission: submission ?? claimed.submission,
+    dispute: { ...claimed.dispute, pastPayments },
+  };
 }
 
 /**

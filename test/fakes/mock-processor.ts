@@ -4,6 +4,14 @@ import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { fromWire, type toWire } from '../../src/processors/mock/remote.js';
 import { ProcessorError } from '../../src/processors/types.js';
 
+/** The mock processor needs no account to answer for. */
+const mockConnection = {
+  account: { uid: '00000000-0000-4000-8000-000000000000', id: 'default', livemode: false },
+  credentials: null,
+  baseUrl: null,
+  readOnly: false,
+};
+
 export interface FakeMockProcessor {
   url: string;
   /** The processor's own records: what it accepted, by idempotency key, and every call it received. */
@@ -35,7 +43,7 @@ export async function startFakeMockProcessor(): Promise<FakeMockProcessor> {
       await new Promise((resolve) => setTimeout(resolve, fake.delayMs));
       try {
         const wire = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ReturnType<typeof toWire>;
-        reply(200, await desk.submitEvidence(fromWire(wire)));
+        reply(200, await desk.submitEvidence({ ...fromWire(wire), connection: mockConnection }));
       } catch (error) {
         if (!(error instanceof ProcessorError)) return reply(400, { message: String(error) });
         const headers: Record<string, string> =

@@ -418,7 +418,11 @@ describe('the cursor', () => {
     const org = await newOrg();
     const account = await connect(org);
     const dispute = processorOf(account).add();
-    const page = await mock.listDisputes({ account, credentials: null, cursor: null, limit: 100 });
+    const page = await mock.listDisputes({
+      connection: { account, credentials: null, baseUrl: null, readOnly: false },
+      cursor: null,
+      limit: 100,
+    });
     await poll(account);
 
     const result = await mirrorPage(db, { ...account, cursor: null }, page.disputes, page.nextCursor);

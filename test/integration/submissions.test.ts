@@ -37,7 +37,13 @@ const first = { attemptsMade: 0, final: false };
 const last = { attemptsMade: 11, final: true };
 
 function depsWith(mock: MockAdapter): SubmissionDeps {
-  return { db: api.db.db, adapters: createAdapterRegistry({ mock }), logger, leaseMs: 60_000 };
+  return {
+    db: api.db.db,
+    adapters: createAdapterRegistry({ mock }),
+    secrets: api.engine.secrets,
+    logger,
+    leaseMs: 60_000,
+  };
 }
 
 /** Records a submission attempt as a submit request does, then stops, as a killed process would. */

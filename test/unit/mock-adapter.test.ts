@@ -4,6 +4,12 @@ import { ProcessorError, type SubmitEvidenceRequest } from '../../src/processors
 
 function request(key: string, sha256: string): SubmitEvidenceRequest {
   return {
+    connection: {
+      account: { uid: '00000000-0000-4000-8000-000000000000', id: 'default', livemode: false },
+      credentials: null,
+      baseUrl: null,
+      readOnly: false,
+    },
     dispute: {
       id: 'dp_1',
       charge: 'ch_1',

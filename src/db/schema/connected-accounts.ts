@@ -20,6 +20,8 @@ export const connectedAccounts = pgTable(
     access: text().$type<(typeof accountAccess)[number]>().notNull().default('full'),
     /** Processor credentials, encrypted with APP_SECRET (src/secrets.ts); null for the mock processor. */
     credentials: text(),
+    /** The processor's host for this account instead of its default by mode (a sandbox, a fake in tests). */
+    baseUrl: text(),
     pollIntervalSeconds: integer().notNull().default(300),
     cursor: text(),
     status: text().$type<(typeof accountStatuses)[number]>().notNull().default('active'),

@@ -1,4 +1,5 @@
 import type {
+  Capabilities,
   DisputePage,
   ListDisputesRequest,
   ProcessorAdapter,
@@ -34,6 +35,17 @@ export interface RecordedSubmission {
 
 export class MockAdapter implements ProcessorAdapter {
   readonly name = 'mock';
+  readonly capabilities: Capabilities = {
+    list: true,
+    get: false,
+    submit: 'api',
+    fileUpload: true,
+    accept: false,
+    readOnly: true,
+    pastPayments: false,
+    push: false,
+    kinds: ['chargeback', 'retrieval'],
+  };
   /** Accepted submissions by idempotency key: what the processor holds. */
   readonly accepted = new Map<string, RecordedSubmission>();
   /** Every call received, duplicates included: what went over the wire. */

@@ -266,6 +266,6 @@ export class MockDisputeWorld {
   }
 
   async listDisputes(request: ListDisputesRequest): Promise<DisputePage> {
-    return this.account(request.account).list(request.cursor, request.limit);
+    return this.account(request.connection.account).list(request.cursor, request.limit);
   }
 }

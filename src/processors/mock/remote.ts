@@ -1,5 +1,4 @@
-import type { Got, Response } from 'got';
-import { errorFromAnswer, errorFromFailure, processorClient } from '../http.js';
+import { ProcessorHttp } from '../http.js';
 import type { SubmitEvidenceRequest, SubmitEvidenceResult } from '../types.js';
 import { MockAdapter } from './adapter.js';
 
@@ -9,35 +8,32 @@ import { MockAdapter } from './adapter.js';
  * `POST /evidence` with `{reference}`, or an error status with `{message}` and maybe Retry-After.
  */
 export class RemoteMockAdapter extends MockAdapter {
-  readonly #http: Got;
+  readonly #http: ProcessorHttp;
 
   constructor(baseUrl: string) {
     super();
-    this.#http = processorClient({ baseUrl });
+    this.#http = new ProcessorHttp({ processor: this.name, baseUrl });
   }
 
   override async submitEvidence(request: SubmitEvidenceRequest): Promise<SubmitEvidenceResult> {
     this.calls += 1;
-    let answer: Response<string>;
-    try {
-      answer = await this.#http.post('evidence', {
-        json: toWire(request),
-        headers: { 'idempotency-key': request.idempotencyKey },
-      });
-    } catch (error) {
-      throw errorFromFailure(this.name, error);
-    }
+    const { connection: _connection, ...sent } = request;
+    const answer = await this.#http.send({
+      method: 'POST',
+      path: 'evidence',
+      json: toWire(sent),
+      headers: { 'idempotency-key': request.idempotencyKey },
+    });
     const body = parseBody(answer.body);
-    if (answer.statusCode >= 200 && answer.statusCode < 300 && typeof body.reference === 'string') {
-      return { reference: body.reference };
-    }
-    const message = typeof body.message === 'string' ? body.message : `HTTP ${answer.statusCode}`;
-    throw errorFromAnswer(this.name, answer, message);
+    if (typeof body.reference === 'string') return { reference: body.reference };
+    throw this.#http.unreadable(answer, 'has no reference');
   }
 }
 
+type Sent = Omit<SubmitEvidenceRequest, 'connection'>;
+
 /** The PDF travels as base64, as processors that take files in JSON expect it. */
-export function toWire(request: SubmitEvidenceRequest) {
+export function toWire(request: Sent) {
   const { document } = request.response;
   return {
     ...request,
@@ -45,7 +41,7 @@ export function toWire(request: SubmitEvidenceRequest) {
   };
 }
 
-export function fromWire(wire: ReturnType<typeof toWire>): SubmitEvidenceRequest {
+export function fromWire(wire: ReturnType<typeof toWire>): Sent {
   const { document } = wire.response;
   return {
     ...wire,
@@ -53,9 +49,9 @@ export function fromWire(wire: ReturnType<typeof toWire>): SubmitEvidenceRequest
   };
 }
 
-function parseBody(text: unknown): Record<string, unknown> {
+function parseBody(text: string): Record<string, unknown> {
   try {
-    const parsed: unknown = JSON.parse(String(text));
+    const parsed: unknown = JSON.parse(text);
     return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
   } catch {
     return {};

@@ -1,4 +1,4 @@
-import type { ProcessorAdapter, SubmitEvidenceResult } from '../types.js';
+import type { Capabilities, ProcessorAdapter, SubmitEvidenceResult } from '../types.js';
 
 /**
  * Disputes created through the API (`source: api`) belong to standalone integrations: the merchant
@@ -7,6 +7,17 @@ import type { ProcessorAdapter, SubmitEvidenceResult } from '../types.js';
  */
 export class StandaloneAdapter implements ProcessorAdapter {
   readonly name = 'standalone';
+  readonly capabilities: Capabilities = {
+    list: false,
+    get: false,
+    submit: 'portal',
+    fileUpload: false,
+    accept: false,
+    readOnly: false,
+    pastPayments: false,
+    push: false,
+    kinds: ['chargeback', 'pre_arbitration', 'retrieval'],
+  };
 
   async submitEvidence(): Promise<SubmitEvidenceResult> {
     return { reference: null };

@@ -1,0 +1,1 @@
+ALTER TABLE "connected_accounts" ADD COLUMN "base_url" text;

@@ -1,0 +1,133 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from '../logger.js';
+import { RateLimiter } from '../services/rate-limit.js';
+import type { CallGuard } from './http.js';
+import { ProcessorError } from './types.js';
+
+/**
+ * What stands between an account's calls and its processor, held in Redis so that every worker process
+ * agrees (ARCHITECTURE.md, processors):
+ * - a rate limit per account, below the processor's own (a token bucket, services/rate-limit.ts): a call
+ *   waits for a token up to `maxWaitMs`, then fails as transient, and the job retries later;
+ * - a circuit breaker per account: after `threshold` calls in a row found the processor away (no answer,
+ *   5xx), calls fail at once for a cooldown that doubles with each trip (up to 5 minutes), so an outage
+ *   does not spend every job's retries in minutes. When the cooldown ends one call goes through as a
+ *   probe; its success closes the circuit, its failure opens it again.
+ * Both show in the log and in the job's failure reason. When Redis cannot answer, calls go through.
+ */
+
+const breakerScript = `
+-- KEYS[1] breaker hash; ARGV[1] 'admit' | 'success' | 'failure'; ARGV[2] threshold; ARGV[3] base cooldown ms
+local time = redis.call('TIME')
+local now = time[1] * 1000 + math.floor(time[2] / 1000)
+local state = redis.call('HMGET', KEYS[1], 'failures', 'openUntil', 'trips', 'probe')
+local failures = tonumber(state[1]) or 0
+local openUntil = tonumber(state[2]) or 0
+local trips = tonumber(state[3]) or 0
+local probe = tonumber(state[4]) or 0
+if ARGV[1] == 'admit' then
+  if openUntil == 0 then return {1, 0, failures} end
+  if now < openUntil then return {0, openUntil - now, failures} end
+  -- Half open: one probe at a time, for as long as a call may take.
+  if probe > now then return {0, probe - now, failures} end
+  redis.call('HSET', KEYS[1], 'probe', now + 35000)
+  return {1, 0, failures}
+end
+if ARGV[1] == 'success' then
+  redis.call('DEL', KEYS[1])
+  return {1, 0, 0}
+end
+failures = failures + 1
+redis.call('HSET', KEYS[1], 'failures', failures, 'probe', 0)
+if failures >= tonumber(ARGV[2]) then
+  local cooldown = math.min(tonumber(ARGV[3]) * math.pow(2, trips), 300000)
+  redis.call('HSET', KEYS[1], 'openUntil', now + cooldown, 'trips', trips + 1)
+end
+redis.call('PEXPIRE', KEYS[1], 3600000)
+return {1, 0, failures}
+`;
+
+type Breaker = (key: string, action: string, threshold: number, cooldownMs: number) => Promise<number[]>;
+
+export interface GuardOptions {
+  /** Calls in a row that found the processor away before the circuit opens. Default 5. */
+  threshold?: number;
+  /** The first cooldown. Default 30 s. */
+  cooldownMs?: number;
+  /** The longest a call waits for the rate limit before failing as transient. Default 10 s. */
+  maxWaitMs?: number;
+}
+
+export class AccountGuards {
+  readonly #redis: Redis;
+  readonly #prefix: string;
+  readonly #logger: Logger;
+  readonly #limiters = new Map<number, RateLimiter>();
+  readonly #breaker: Breaker;
+  readonly #options: Required<GuardOptions>;
+
+  constructor(redis: Redis, prefix: string, logger: Logger, options: GuardOptions = {}) {
+    this.#redis = redis;
+    this.#prefix = prefix;
+    this.#logger = logger;
+    this.#options = { threshold: 5, cooldownMs: 30_000, maxWaitMs: 10_000, ...options };
+    if (!('rebuttalBreaker' in redis)) {
+      redis.defineCommand('rebuttalBreaker', { numberOfKeys: 1, lua: breakerScript });
+    }
+    this.#breaker = (redis as unknown as { rebuttalBreaker: Breaker }).rebuttalBreaker.bind(redis);
+  }
+
+  /** The guard of one account's calls, at most `perSecond` calls a second. */
+  for(processor: string, accountUid: string, perSecond: number): CallGuard {
+    let limiter = this.#limiters.get(perSecond);
+    if (!limiter) {
+      limiter = new RateLimiter(this.#redis, `${this.#prefix}:processor`, perSecond, this.#logger);
+      this.#limiters.set(perSecond, limiter);
+    }
+    const rate = limiter;
+    const key = `${this.#prefix}:breaker:${accountUid}`;
+    const { threshold, cooldownMs, maxWaitMs } = this.#options;
+    const log = this.#logger.child({ processor, accountUid });
+    const breaker = async (action: string) => {
+      try {
+        return await this.#breaker(key, action, threshold, cooldownMs);
+      } catch {
+        return [1, 0, 0];
+      }
+    };
+    return {
+      admit: async () => {
+        const [allowed = 1, waitMs = 0, failures = 0] = await breaker('admit');
+        if (!allowed) {
+          log.warn({ failures, retryInMs: waitMs }, 'circuit open: processor call not sent');
+          throw new ProcessorError(
+            processor,
+            `Circuit open for this account after ${failures} failed calls in a row; not sent. Next try in ${Math.ceil(waitMs / 1000)} s.`,
+            { retryable: true, retryAfterSeconds: Math.ceil(waitMs / 1000) },
+          );
+        }
+        const deadline = Date.now() + maxWaitMs;
+        for (;;) {
+          const decision = await rate.take(accountUid);
+          if (decision.allowed) return;
+          const waitMs = decision.retryAfterSeconds * 1000;
+          if (Date.now() + waitMs > deadline) {
+            log.warn({ perSecond }, 'rate limit: processor call not sent');
+            throw new ProcessorError(
+              processor,
+              `Rate limit of ${perSecond} calls a second for this account reached; not sent.`,
+              { retryable: true, retryAfterSeconds: decision.retryAfterSeconds },
+            );
+          }
+          await new Promise((resolve) => setTimeout(resolve, Math.min(waitMs, 250)));
+        }
+      },
+      record: async (outcome) => {
+        const [, , failures = 0] = await breaker(outcome);
+        if (outcome === 'failure' && failures === threshold) {
+          log.warn({ failures }, 'circuit opened: the processor is failing for this account');
+        }
+      },
+    };
+  }
+}

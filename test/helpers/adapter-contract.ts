@@ -1,0 +1,410 @@
+import { createHash } from 'node:crypto';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { disputeStates } from '../../src/domain/states.js';
+import { kinds, type Processor, reasons } from '../../src/domain/vocabulary.js';
+import type { AdapterContext } from '../../src/processors/connection.js';
+import {
+  type NormalizedDispute,
+  type ProcessorAdapter,
+  type ProcessorConnection,
+  ProcessorError,
+  PushRejectedError,
+  type SubmitEvidenceRequest,
+} from '../../src/processors/types.js';
+import type { FakeServer } from '../fakes/harness.js';
+
+/**
+ * The contract every processor adapter keeps, run against its fake processor (test/fakes/<name>.ts).
+ * One suite for all eight, driven by the adapter's declared capabilities: what a processor cannot do is
+ * checked to be declared missing, not skipped silently.
+ */
+
+/** What the suite needs of a fake processor, whatever its wire format. */
+export interface ContractFake {
+  readonly server: FakeServer;
+  /** Adds disputes the merchant must answer (chargebacks, needs_response); returns their ids. */
+  addDisputes(count: number): string[];
+  /** The processor moves a dispute on, as it would on its own. */
+  move(id: string, to: 'under_review' | 'won' | 'lost'): void;
+  /** How many times the dispute's evidence was sent on to the bank (the final step). */
+  submissionCount(id: string): number;
+  /** What the fake holds of the dispute's final submission: all text it received, and the files. */
+  submitted(id: string): { text: string; files: Buffer[] } | undefined;
+  /** Whether the merchant accepted the dispute. */
+  accepted(id: string): boolean;
+  close(): Promise<void>;
+}
+
+export interface AdapterSpec {
+  processor: Processor;
+  createAdapter(context: AdapterContext): ProcessorAdapter;
+  startFake(): Promise<ContractFake>;
+  /** Credentials the fake takes, as the operator's credentials file holds them. */
+  credentials: Record<string, unknown>;
+  /** Well-formed credentials the fake refuses. */
+  wrongCredentials: Record<string, unknown>;
+  /**
+   * Processors that push: the processor's own signed webhook(s) about these disputes (their current state
+   * at the fake), as it would POST them.
+   */
+  push?(fake: ContractFake, ids: string[]): { headers: Record<string, string>; body: Buffer }[];
+  /** Processors without a list call whose disputes come from a report file: the report for these ids. */
+  report?(fake: ContractFake, ids: string[]): string;
+}
+
+export const contractAccount = {
+  uid: '00000000-0000-4000-8000-000000000001',
+  id: 'default',
+  livemode: false,
+};
+
+/** A response package as the submission runner builds it, with a PDF unique to the dispute. */
+export function contractSubmission(
+  dispute: NormalizedDispute,
+  connection: ProcessorConnection,
+  idempotencyKey: string,
+): SubmitEvidenceRequest {
+  const pdf = Buffer.from(
+    `%PDF-1.4\n% Rebuttal contract document for ${dispute.id}\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n`,
+  );
+  const text = `Order 4711 for ${dispute.id} was delivered on 2026-10-01 and signed for by the customer.`;
+  return {
+    connection,
+    dispute: {
+      id: dispute.id,
+      charge: dispute.charge ?? 'ch_contract',
+      accountId: null,
+      reason: dispute.reason,
+      kind: dispute.kind,
+      amount: dispute.amount,
+      currency: dispute.currency,
+    },
+    evidence: {
+      template: 'tmpl_contract',
+      fields: { customer_name: 'Ada Lovelace', shipping_tracking_number: 'TRACK-4711' },
+      products: [],
+      correspondence: [],
+      pastPayments: [],
+      referenceUrl: null,
+    },
+    response: {
+      evidence: {
+        customer_name: 'Ada Lovelace',
+        shipping_tracking_number: 'TRACK-4711',
+        uncategorized_text: text,
+      },
+      document: {
+        id: 'doc_contract0000000000001',
+        filename: `response-${dispute.id}.pdf`,
+        pdf,
+        sha256: createHash('sha256').update(pdf).digest('hex'),
+      },
+    },
+    idempotencyKey,
+  };
+}
+
+/** Logs at every level into memory, to search for credentials. */
+export function capturingLogger() {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  return { logger: pino({ level: 'trace' }, stream), text: () => lines.join('') };
+}
+
+export function adapterContract(spec: AdapterSpec): void {
+  describe(`${spec.processor} adapter contract`, () => {
+    let fake: ContractFake;
+    let adapter: ProcessorAdapter;
+    const logs = capturingLogger();
+    const secrets = Object.values(spec.credentials).filter(
+      (value): value is string => typeof value === 'string' && value.length >= 6,
+    );
+
+    const connectionWith = (credentials: Record<string, unknown>): ProcessorConnection => ({
+      account: contractAccount,
+      credentials: JSON.stringify(credentials),
+      baseUrl: fake.server.url,
+      readOnly: false,
+    });
+    const connection = () => connectionWith(spec.credentials);
+
+    /** Every dispute the processor reports now, by the adapter's own means of ingestion. */
+    async function ingest(ids: string[]): Promise<NormalizedDispute[]> {
+      if (adapter.listDisputes) return (await listAll(null)).disputes;
+      if (adapter.parsePush && spec.push) {
+        const found: NormalizedDispute[] = [];
+        for (const push of spec.push(fake, ids)) {
+          const result = await adapter.parsePush({ connection: connection(), ...push });
+          found.push(...result.disputes);
+          for (const id of result.refresh) {
+            const got = await adapter.getDispute?.({ connection: connection(), id });
+            if (got) found.push(got);
+          }
+        }
+        return found;
+      }
+      if (adapter.readReport && spec.report) return adapter.readReport(spec.report(fake, ids));
+      throw new Error(`${spec.processor}: no means of ingestion declared`);
+    }
+
+    let cursor: string | null = null;
+    async function listAll(from: string | null) {
+      const list = adapter.listDisputes;
+      if (!list) throw new Error('no list');
+      const disputes: NormalizedDispute[] = [];
+      let at = from;
+      let pages = 0;
+      for (;;) {
+        const page = await list.call(adapter, { connection: connection(), cursor: at, limit: 100 });
+        disputes.push(...page.disputes);
+        pages += 1;
+        at = page.nextCursor;
+        if (!page.hasMore) break;
+        if (pages > 200) throw new Error('more than 200 pages');
+      }
+      cursor = at;
+      return { disputes, pages };
+    }
+
+    beforeAll(async () => {
+      fake = await spec.startFake();
+      adapter = spec.createAdapter({ logger: logs.logger });
+    });
+    afterAll(async () => {
+      await fake.close();
+    });
+
+    it('declares what it can do, and has a method for each capability it declares', () => {
+      const { capabilities } = adapter;
+      expect(adapter.name).toBe(spec.processor);
+      expect(Boolean(adapter.listDisputes)).toBe(capabilities.list);
+      expect(Boolean(adapter.getDispute)).toBe(capabilities.get);
+      expect(Boolean(adapter.acceptDispute)).toBe(capabilities.accept);
+      expect(Boolean(adapter.pastPayments)).toBe(capabilities.pastPayments);
+      expect(Boolean(adapter.parsePush)).toBe(capabilities.push);
+      expect(capabilities.kinds.length).toBeGreaterThan(0);
+      expect(capabilities.list || capabilities.push || Boolean(adapter.readReport)).toBe(true);
+    });
+
+    it('refuses malformed credentials at connect, with a message naming what is wrong', () => {
+      expect(adapter.checkCredentials?.(JSON.stringify(spec.credentials))).toBeNull();
+      expect(adapter.checkCredentials?.('not json')).toMatch(/JSON/);
+      expect(adapter.checkCredentials?.('{}')).toEqual(expect.any(String));
+    });
+
+    it('ingests 1,000 disputes, every one normalized', { timeout: 60_000 }, async () => {
+      const ids = fake.addDisputes(1000);
+      const before = fake.server.requests.length;
+      const disputes = await ingest(ids);
+      const byId = new Map(disputes.map((dispute) => [dispute.id, dispute]));
+      expect(ids.filter((id) => !byId.has(id))).toEqual([]);
+      if (adapter.listDisputes) expect(fake.server.requests.length - before).toBeGreaterThanOrEqual(10);
+      for (const id of ids) {
+        const dispute = byId.get(id) as NormalizedDispute;
+        expect(disputeStates).toContain(dispute.state);
+        expect(reasons).toContain(dispute.reason);
+        expect(kinds).toContain(dispute.kind);
+        expect(dispute.state).toBe('needs_response');
+        expect(Number.isInteger(dispute.amount)).toBe(true);
+        expect(dispute.currency).toMatch(/^[a-z]{3}$/);
+      }
+    });
+
+    it('picks up a status change and a closure', async () => {
+      const [changing, closing] = fake.addDisputes(2) as [string, string];
+      if (adapter.listDisputes) await listAll(cursor);
+      fake.move(changing, 'under_review');
+      fake.move(closing, 'won');
+      const seen = adapter.listDisputes
+        ? (await listAll(cursor)).disputes
+        : await ingest([changing, closing]);
+      const latest = new Map(seen.map((dispute) => [dispute.id, dispute]));
+      expect(latest.get(changing)?.state).toBe('under_review');
+      expect(latest.get(closing)?.state).toBe('won');
+      expect(latest.get(closing)?.closedAt).toBeInstanceOf(Date);
+    });
+
+    it('submits the evidence text and the PDF', async () => {
+      const [id] = fake.addDisputes(1) as [string];
+      const [dispute] = await ingest([id]);
+      const request = contractSubmission(
+        dispute as NormalizedDispute,
+        connection(),
+        'sub_contract00000000001',
+      );
+      const result = await adapter.submitEvidence(request);
+      if (adapter.capabilities.submit === 'portal') {
+        expect(result.delivery).toBe('portal');
+        expect(fake.submissionCount(id)).toBe(0);
+        return;
+      }
+      expect(result.delivery ?? 'sent').toBe('sent');
+      expect(fake.submissionCount(id)).toBe(1);
+      const held = fake.submitted(id);
+      expect(held?.text).toContain('TRACK-4711');
+      if (adapter.capabilities.fileUpload) {
+        expect(held?.files.map((file) => file.toString('base64'))).toContain(
+          request.response.document.pdf.toString('base64'),
+        );
+      }
+    });
+
+    it('a retry after a dropped connection never submits twice', async () => {
+      if (adapter.capabilities.submit === 'portal') return;
+      const [id] = fake.addDisputes(1) as [string];
+      const [dispute] = await ingest([id]);
+      const request = contractSubmission(
+        dispute as NormalizedDispute,
+        connection(),
+        'sub_contract00000000002',
+      );
+      // Every call may be the one whose answer is lost: drop each in turn, then retry until done.
+      for (let lose = 0; ; lose++) {
+        const sent = fake.server.requests.length;
+        fake.server.inject({ kind: 'drop-after', match: countdown(lose) });
+        try {
+          await adapter.submitEvidence(request);
+        } catch (error) {
+          expect(error).toBeInstanceOf(ProcessorError);
+          expect((error as ProcessorError).retryable).toBe(true);
+          await adapter.submitEvidence(request);
+          expect(fake.submissionCount(id)).toBe(1);
+          continue;
+        } finally {
+          fake.server.clearFaults();
+        }
+        // The fault outlived every call: each call's lost answer has been tried.
+        expect(fake.server.requests.length - sent).toBeLessThanOrEqual(lose);
+        break;
+      }
+      expect(fake.submissionCount(id)).toBe(1);
+    });
+
+    it('accepts where the processor can be told, and declares it missing where not', async () => {
+      if (!adapter.acceptDispute) {
+        expect(adapter.capabilities.accept).toBe(false);
+        return;
+      }
+      const [id] = fake.addDisputes(1) as [string];
+      const [dispute] = await ingest([id]);
+      const { dispute: reference } = contractSubmission(dispute as NormalizedDispute, connection(), 'x');
+      await adapter.acceptDispute({ connection: connection(), dispute: reference, idempotencyKey: 'acc_1' });
+      expect(fake.accepted(id)).toBe(true);
+    });
+
+    describe('maps every class of error', () => {
+      const call = async (credentials = spec.credentials) => {
+        const [id] = fake.addDisputes(1) as [string];
+        const conn = connectionWith(credentials);
+        if (adapter.listDisputes) return adapter.listDisputes({ connection: conn, cursor: null, limit: 10 });
+        if (adapter.getDispute) return adapter.getDispute({ connection: conn, id });
+        // Portal processors make no calls at all: nothing can fail on the wire.
+        return undefined;
+      };
+      const failure = async (credentials?: Record<string, unknown>) => {
+        try {
+          await call(credentials);
+        } catch (error) {
+          expect(error).toBeInstanceOf(ProcessorError);
+          return error as ProcessorError;
+        }
+        return undefined;
+      };
+      const wire = () => Boolean(adapter.listDisputes || adapter.getDispute);
+
+      it('refused credentials: permanent, with the status', async () => {
+        if (!wire()) return;
+        const error = await failure(spec.wrongCredentials);
+        expect(error?.retryable).toBe(false);
+        expect([401, 403]).toContain(error?.status);
+      });
+      it('429 with Retry-After: transient, with the wait', async () => {
+        if (!wire()) return;
+        fake.server.inject({ kind: 'rate-limit', value: 7, times: 5 });
+        const error = await failure();
+        fake.server.clearFaults();
+        expect(error?.retryable).toBe(true);
+        expect(error?.status).toBe(429);
+        expect(error?.retryAfterSeconds).toBe(7);
+      });
+      it('5xx: transient, with the status and an excerpt of the answer', async () => {
+        if (!wire()) return;
+        fake.server.inject({ kind: 'unavailable', times: 5 });
+        const error = await failure();
+        fake.server.clearFaults();
+        expect(error?.retryable).toBe(true);
+        expect(error?.status).toBe(503);
+        expect(error?.excerpt).toEqual(expect.any(String));
+      });
+      it('a dropped connection: transient, no status', async () => {
+        if (!wire()) return;
+        fake.server.inject({ kind: 'drop', times: 5 });
+        const error = await failure();
+        fake.server.clearFaults();
+        expect(error?.retryable).toBe(true);
+        expect(error?.status).toBeUndefined();
+      });
+    });
+
+    it('verifies pushes with the processor signature, and refuses a tampered one', async () => {
+      if (!adapter.parsePush || !spec.push) {
+        expect(adapter.capabilities.push).toBe(false);
+        return;
+      }
+      const [id] = fake.addDisputes(1) as [string];
+      const [push] = spec.push(fake, [id]);
+      if (!push) throw new Error('no push');
+      const result = await adapter.parsePush({ connection: connection(), ...push });
+      expect([...result.refresh, ...result.disputes.map((dispute) => dispute.id)]).toContain(id);
+      const tampered = Buffer.from(push.body.toString('utf8').replace(id, `${id}x`));
+      await expect(
+        adapter.parsePush({ connection: connection(), headers: push.headers, body: tampered }),
+      ).rejects.toBeInstanceOf(PushRejectedError);
+      await expect(
+        adapter.parsePush({ connection: connection(), headers: {}, body: push.body }),
+      ).rejects.toBeInstanceOf(PushRejectedError);
+    });
+
+    it('fetches past payments made with the same card, where it can', async () => {
+      if (!adapter.pastPayments) {
+        expect(adapter.capabilities.pastPayments).toBe(false);
+        return;
+      }
+      const [id] = fake.addDisputes(1) as [string];
+      const [dispute] = await ingest([id]);
+      const { dispute: reference } = contractSubmission(dispute as NormalizedDispute, connection(), 'x');
+      const payments = await adapter.pastPayments({
+        connection: connection(),
+        dispute: reference,
+        limit: 10,
+      });
+      expect(payments.length).toBeGreaterThan(0);
+      expect(payments.length).toBeLessThanOrEqual(10);
+      for (const payment of payments) {
+        expect(payment.id).not.toBe(reference.charge);
+        expect(Number.isInteger(payment.amount)).toBe(true);
+      }
+    });
+
+    it('never logs the credentials, nor puts them in an error', () => {
+      const text = logs.text();
+      expect(text.length).toBeGreaterThan(0);
+      for (const secret of secrets) expect(text).not.toContain(secret);
+    });
+  });
+}
+
+/** Matches the request after `skip` others: the (skip+1)th call from now. */
+function countdown(skip: number) {
+  let left = skip;
+  return () => left-- === 0;
+}
+
+export { disputeStates };
