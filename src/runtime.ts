@@ -4,8 +4,10 @@ import { type DocumentLinks, linksFor } from './documents/links.js';
 import { configureRenderThreads } from './documents/render-pool.js';
 import { openQueues, type Queues } from './jobs/catalog.js';
 import type { Logger } from './logger.js';
+import { AccountGuards } from './processors/guard.js';
 import { RemoteMockAdapter } from './processors/mock/remote.js';
 import { type AdapterRegistry, createAdapterRegistry } from './processors/registry.js';
+import { connectRedis } from './redis.js';
 import { loadAppSecret, SecretBox } from './secrets.js';
 
 /** What both process kinds (web, worker) open at start and close at exit. */
@@ -39,16 +41,21 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
   const database = connectDatabase(config.DATABASE_URL);
   const queues = openQueues({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX });
   const appSecret = await loadAppSecret(config);
+  // Rate limits and circuit breakers of processor accounts, shared by every process through Redis.
+  const guardRedis = connectRedis(config.REDIS_URL, logger);
+  const context = { logger, guards: new AccountGuards(guardRedis, config.QUEUE_PREFIX, logger) };
   return {
     database,
     queues,
-    adapters: createAdapterRegistry(
-      config.MOCK_PROCESSOR_URL ? { mock: new RemoteMockAdapter(config.MOCK_PROCESSOR_URL) } : {},
-    ),
+    adapters: createAdapterRegistry({
+      context,
+      ...(config.MOCK_PROCESSOR_URL && { mock: new RemoteMockAdapter(config.MOCK_PROCESSOR_URL) }),
+    }),
     ...secretsFor(appSecret, config),
     logger,
     config,
     async close() {
+      guardRedis.disconnect();
       await queues.close();
       await database.close();
     },

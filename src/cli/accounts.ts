@@ -12,12 +12,17 @@ import {
   describeAccount,
   disconnectAccount,
   listAccounts,
+  pollNow,
   type ScheduleState,
   updateAccount,
 } from '../services/accounts.js';
+import { processors } from '../domain/vocabulary.js';
 import { modeOption } from './options.js';
 
-/** `account connect|list|update|disconnect`: the processor accounts whose disputes are mirrored. */
+/**
+ * `account connect|list|update|pause|resume|poll-now|disconnect`: the processor accounts whose disputes
+ * are mirrored.
+ */
 
 export interface CliIo {
   withDatabase<T>(work: (db: Db) => Promise<T>): Promise<T>;
@@ -43,6 +48,8 @@ function scheduleLine(schedule: ScheduleState): string {
       return `mirror scheduler: polls every ${schedule.everySeconds} s`;
     case 'removed':
       return 'mirror scheduler: removed';
+    case 'unpolled':
+      return `mirror scheduler: none (${schedule.reason})`;
     case 'pending':
       return (
         `mirror scheduler: not updated, Redis unreachable (${schedule.reason}). The change is saved; ` +
@@ -83,13 +90,12 @@ export function registerAccountCommands(program: Command, io: CliIo): void {
     .description('connect a processor account; its disputes are mirrored every poll interval')
     .requiredOption('--org <id>', 'organisation id')
     .addOption(modeOption())
-    .requiredOption('--processor <name>', 'processor (mock for now)')
+    .requiredOption('--processor <name>', `processor: ${[...processors, 'mock'].join(', ')}`)
     .option('--id <name>', 'account name, shown on disputes as `account`', 'default')
-    .option('--interval <seconds>', 'poll interval in seconds', '60')
-    .addOption(
-      new Option('--access <access>', 'full or read_only').choices(['full', 'read_only']).default('full'),
-    )
-    .option('--credentials-file <path>', "file holding the processor's credentials (stored encrypted)")
+    .option('--poll-seconds <seconds>', 'poll interval in seconds', '60')
+    .option('--read-only', "read-only access: the processor's charges cannot be read (spec 4.5)")
+    .option('--base-url <url>', "the processor's host for this account, instead of its default by mode")
+    .option('--credentials-file <path>', "file holding the processor's credentials as JSON (stored encrypted)")
     .option('--json', 'print JSON')
     .action(
       async (options: {
@@ -97,8 +103,9 @@ export function registerAccountCommands(program: Command, io: CliIo): void {
         mode: 'test' | 'live';
         processor: string;
         id: string;
-        interval: string;
-        access: 'full' | 'read_only';
+        pollSeconds: string;
+        readOnly?: boolean;
+        baseUrl?: string;
         credentialsFile?: string;
         json?: boolean;
       }) => {
@@ -116,8 +123,9 @@ export function registerAccountCommands(program: Command, io: CliIo): void {
               mode: options.mode,
               id: options.id,
               processor: options.processor,
-              pollIntervalSeconds: options.interval,
-              access: options.access,
+              pollIntervalSeconds: options.pollSeconds,
+              access: options.readOnly ? 'read_only' : 'full',
+              baseUrl: options.baseUrl,
               credentials,
             },
           ),
@@ -147,7 +155,7 @@ export function registerAccountCommands(program: Command, io: CliIo): void {
     .requiredOption('--org <id>', 'organisation id')
     .addOption(modeOption())
     .option('--id <name>', 'account name', 'default')
-    .option('--interval <seconds>', 'poll interval in seconds')
+    .option('--poll-seconds <seconds>', 'poll interval in seconds')
     .addOption(new Option('--status <status>', 'active or disabled').choices(['active', 'disabled']))
     .addOption(new Option('--access <access>', 'full or read_only').choices(['full', 'read_only']))
     .option('--json', 'print JSON')
@@ -156,7 +164,7 @@ export function registerAccountCommands(program: Command, io: CliIo): void {
         org: string;
         mode: 'test' | 'live';
         id: string;
-        interval?: string;
+        pollSeconds?: string;
         status?: 'active' | 'disabled';
         access?: 'full' | 'read_only';
         json?: boolean;
@@ -166,7 +174,7 @@ export function registerAccountCommands(program: Command, io: CliIo): void {
             org: options.org,
             mode: options.mode,
             id: options.id,
-            pollIntervalSeconds: options.interval,
+            pollIntervalSeconds: options.pollSeconds,
             status: options.status,
             access: options.access,
           }),
@@ -174,6 +182,41 @@ export function registerAccountCommands(program: Command, io: CliIo): void {
         changed(io, Boolean(options.json), result, 'updated');
       },
     );
+
+  for (const [verb, status, description] of [
+    ['pause', 'disabled', 'stop polling an account (its disputes stay; pushes are refused while paused)'],
+    ['resume', 'active', 'poll a paused account again'],
+  ] as const) {
+    account
+      .command(verb)
+      .description(description)
+      .requiredOption('--org <id>', 'organisation id')
+      .addOption(modeOption())
+      .option('--id <name>', 'account name', 'default')
+      .option('--json', 'print JSON')
+      .action(async (options: { org: string; mode: 'test' | 'live'; id: string; json?: boolean }) => {
+        const key = { org: options.org, mode: options.mode, id: options.id };
+        const result = await change(io, (deps) => updateAccount(deps, { ...key, status }));
+        changed(io, Boolean(options.json), result, verb === 'pause' ? 'paused' : 'resumed');
+      });
+  }
+
+  account
+    .command('poll-now')
+    .description('poll an account at once, besides its schedule')
+    .requiredOption('--org <id>', 'organisation id')
+    .addOption(modeOption())
+    .option('--id <name>', 'account name', 'default')
+    .option('--json', 'print JSON')
+    .action(async (options: { org: string; mode: 'test' | 'live'; id: string; json?: boolean }) => {
+      const key = { org: options.org, mode: options.mode, id: options.id };
+      const { account: polled, jobId } = await change(io, (deps) => pollNow(deps, key));
+      io.print(
+        Boolean(options.json),
+        { ...describeAccount(polled), job: jobId },
+        `account ${polled.id} (${options.mode}) of ${polled.orgId}: poll queued as job ${jobId}`,
+      );
+    });
 
   account
     .command('disconnect')

@@ -1,8 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { JobSchedulerJson } from 'bullmq';
-import { eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { connectedAccounts } from '../db/schema/index.js';
+import { polledProcessors } from '../processors/registry.js';
 import { type JobName, type JobPayload, jobCatalog, type Queues } from './catalog.js';
 
 /**
@@ -52,13 +53,16 @@ function upToDate(scheduler: JobSchedulerJson | undefined, everyMs: number, name
   );
 }
 
-/** The mirror scheduler of one account: created, changed and removed with the account. */
+/**
+ * The mirror scheduler of one account: created, changed and removed with the account. Accounts of
+ * processors without a list call (`polled: false`) have none.
+ */
 export async function scheduleAccount(
   queues: Queues,
-  account: { uid: string; status: string; pollIntervalSeconds: number },
+  account: { uid: string; status: string; pollIntervalSeconds: number; polled: boolean },
 ): Promise<void> {
   const schedulerId = `${accountSchedulerPrefix}${account.uid}`;
-  if (account.status !== 'active') {
+  if (account.status !== 'active' || !account.polled) {
     await queues.byName.mirror.removeJobScheduler(schedulerId);
     return;
   }
@@ -89,7 +93,12 @@ export async function syncSchedules(db: Db, queues: Queues, settings: ScheduleSe
       pollIntervalSeconds: connectedAccounts.pollIntervalSeconds,
     })
     .from(connectedAccounts)
-    .where(eq(connectedAccounts.status, 'active'));
+    .where(
+      and(
+        eq(connectedAccounts.status, 'active'),
+        inArray(connectedAccounts.processor, [...polledProcessors]),
+      ),
+    );
   const wanted = new Map(accounts.map((account) => [`${accountSchedulerPrefix}${account.uid}`, account]));
   const present = new Map<string, JobSchedulerJson>();
   for (const scheduler of await queues.byName.mirror.getJobSchedulers(0, -1)) {
@@ -98,7 +107,7 @@ export async function syncSchedules(db: Db, queues: Queues, settings: ScheduleSe
   }
   for (const [key, account] of wanted) {
     if (!upToDate(present.get(key), account.pollIntervalSeconds * 1000, 'pollAccount')) {
-      await scheduleAccount(queues, account);
+      await scheduleAccount(queues, { ...account, polled: true });
     }
   }
 }

@@ -1,41 +1,72 @@
+import type { Processor } from '../domain/vocabulary.js';
+import type { AdapterContext } from './connection.js';
 import { MockAdapter } from './mock/adapter.js';
 import { StandaloneAdapter } from './standalone/adapter.js';
 import type { MirroringAdapter, ProcessorAdapter } from './types.js';
 
 /**
- * Chooses the adapter that answers a dispute, by where the dispute came from, and the one that lists a
- * connected account's disputes, by the account's processor (a mirrored dispute's `source` is its account's
+ * Chooses the adapter that answers a dispute, by where the dispute came from, and the one that serves a
+ * connected account, by the account's processor (a mirrored dispute's `source` is its account's
  * processor, so both choose the same adapter).
  */
 export interface AdapterRegistry {
   forDispute(dispute: { source: string }): ProcessorAdapter;
+  /** The adapter of a processor accounts can be connected to; throws UnknownAdapterError otherwise. */
+  forProcessor(processor: string): ProcessorAdapter;
   forAccount(account: { processor: string }): MirroringAdapter;
-  /** Whether accounts of this processor can be connected: its adapter lists disputes. */
+  /** Whether accounts of this processor can be connected. */
+  canConnect(processor: string): boolean;
+  /** Whether accounts of this processor are polled: its adapter lists disputes. */
   canMirror(processor: string): boolean;
 }
 
 export class UnknownAdapterError extends Error {}
 
-export function createAdapterRegistry(adapters: { mock?: MockAdapter } = {}): AdapterRegistry {
-  const bySource: Record<string, ProcessorAdapter> = {
-    mock: adapters.mock ?? new MockAdapter(),
-    api: new StandaloneAdapter(),
+/** The adapters of real processors, by the name accounts and disputes carry. */
+type AdapterClass = new (context: AdapterContext) => ProcessorAdapter;
+const processorAdapters: Partial<Record<Processor, AdapterClass>> = {};
+
+/** Processors whose accounts are polled by a mirror job scheduler (jobs/schedules.ts). */
+export const polledProcessors: ReadonlySet<string> = new Set([
+  'mock',
+  ...Object.entries(processorAdapters)
+    .filter(([, Adapter]) => Adapter && new Adapter({}).capabilities.list)
+    .map(([name]) => name),
+]);
+
+export function createAdapterRegistry(
+  options: { mock?: MockAdapter; context?: AdapterContext } = {},
+): AdapterRegistry {
+  const context = options.context ?? {};
+  const connectable: Record<string, ProcessorAdapter> = {
+    mock: options.mock ?? new MockAdapter(),
+    ...Object.fromEntries(
+      Object.entries(processorAdapters).flatMap(([name, Adapter]) =>
+        Adapter ? [[name, new Adapter(context)]] : [],
+      ),
+    ),
+  };
+  const bySource: Record<string, ProcessorAdapter> = { ...connectable, api: new StandaloneAdapter() };
+  const forProcessor = (processor: string) => {
+    const adapter = Object.hasOwn(connectable, processor) ? connectable[processor] : undefined;
+    if (!adapter) throw new UnknownAdapterError(`no adapter for processor '${processor}'`);
+    return adapter;
   };
   return {
     forDispute(dispute) {
-      const adapter = bySource[dispute.source];
+      const adapter = Object.hasOwn(bySource, dispute.source) ? bySource[dispute.source] : undefined;
       if (!adapter) throw new UnknownAdapterError(`no adapter for disputes from '${dispute.source}'`);
       return adapter;
     },
+    forProcessor,
     forAccount(account) {
-      const adapter = bySource[account.processor];
-      if (!adapter?.listDisputes) {
+      const adapter = forProcessor(account.processor);
+      if (!adapter.listDisputes) {
         throw new UnknownAdapterError(`no adapter lists disputes of '${account.processor}' accounts`);
       }
       return adapter as MirroringAdapter;
     },
-    canMirror(processor) {
-      return Object.hasOwn(bySource, processor) && bySource[processor]?.listDisputes !== undefined;
-    },
+    canConnect: (processor) => Object.hasOwn(connectable, processor),
+    canMirror: (processor) => Object.hasOwn(connectable, processor) && polledProcessors.has(processor),
   };
 }

@@ -5,6 +5,7 @@ import { accountAccess, accountStatuses } from '../db/schema/connected-accounts.
 import { connectedAccounts, organisations } from '../db/schema/index.js';
 import { resourceId } from '../domain/params.js';
 import type { Queues } from '../jobs/catalog.js';
+import { enqueue } from '../jobs/enqueue.js';
 import { scheduleAccount } from '../jobs/schedules.js';
 import type { AdapterRegistry } from '../processors/registry.js';
 import type { SecretBox } from '../secrets.js';
@@ -26,10 +27,14 @@ export interface AccountDeps {
   queues: Queues;
 }
 
-/** Whether Redis now holds the account's scheduler as Postgres says it should. */
+/**
+ * Whether Redis now holds the account's scheduler as Postgres says it should. `unpolled`: the processor
+ * publishes no list call; its disputes arrive by its own webhooks or `dispute import`.
+ */
 export type ScheduleState =
   | { state: 'scheduled'; everySeconds: number }
   | { state: 'removed' }
+  | { state: 'unpolled'; reason: string }
   | { state: 'pending'; reason: string };
 
 export class AccountError extends Error {
@@ -44,9 +49,16 @@ const interval = z.coerce
   .max(86_400, 'must be at most 86400 seconds (a day)');
 const accountKey = { org: z.string().min(1), mode, id: resourceId.default('default') };
 
+/** An account's own host for its processor: a sandbox, a regional host, a fake processor in tests. */
+const baseUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+  .max(2000)
+  .transform((url) => url.replace(/\/+$/, ''));
+
 export const connectInput = z.object({
   ...accountKey,
   processor: z.string().min(1),
+  baseUrl: baseUrl.optional(),
   pollIntervalSeconds: interval.default(60),
   access: z.enum(accountAccess).default('full'),
   /** The processor's credentials as given (for real processors, a JSON document); sealed before storing. */
@@ -66,10 +78,14 @@ export async function connectAccount(
   input: z.input<typeof connectInput>,
 ): Promise<{ account: AccountRow; schedule: ScheduleState }> {
   const values = parse(connectInput, input);
-  if (!deps.adapters.canMirror(values.processor)) {
-    throw new AccountError(
-      `processor '${values.processor}' cannot be connected: no adapter lists its disputes`,
-    );
+  if (!deps.adapters.canConnect(values.processor)) {
+    throw new AccountError(`processor '${values.processor}' cannot be connected: no adapter for it`);
+  }
+  const adapter = deps.adapters.forProcessor(values.processor);
+  const problem = adapter.checkCredentials?.(values.credentials ?? null) ?? null;
+  if (problem !== null) throw new AccountError(`invalid credentials for ${values.processor}: ${problem}`);
+  if (values.access === 'read_only' && !adapter.capabilities.readOnly) {
+    throw new AccountError(`${values.processor} accounts cannot be connected read-only`);
   }
   // Mock disputes are test data: live mode holds only what real processors report.
   if (values.processor === 'mock' && values.mode === 'live') {
@@ -94,6 +110,7 @@ export async function connectAccount(
         processor: values.processor,
         access: values.access,
         credentials,
+        baseUrl: values.baseUrl ?? null,
         pollIntervalSeconds: values.pollIntervalSeconds,
       })
       .onConflictDoNothing()
@@ -103,7 +120,7 @@ export async function connectAccount(
     }
     return created;
   });
-  return { account, schedule: await reschedule(deps.queues, account) };
+  return { account, schedule: await reschedule(deps, account) };
 }
 
 export async function updateAccount(
@@ -122,7 +139,26 @@ export async function updateAccount(
     .where(keyOf(values))
     .returning();
   if (!account) throw notConnected(values);
-  return { account, schedule: await reschedule(deps.queues, account) };
+  return { account, schedule: await reschedule(deps, account) };
+}
+
+/**
+ * Polls an account at once, besides its schedule (`account poll-now`: on-call checking a fix, or a
+ * merchant who cannot wait for the next interval). The job goes on the mirror queue like any poll.
+ */
+export async function pollNow(
+  deps: AccountDeps,
+  input: z.input<typeof accountKeyInput>,
+): Promise<{ account: AccountRow; jobId: string }> {
+  const values = parse(accountKeyInput, input);
+  const [account] = await deps.db.select().from(connectedAccounts).where(keyOf(values));
+  if (!account) throw notConnected(values);
+  if (!deps.adapters.canMirror(account.processor)) {
+    throw new AccountError(`${account.processor} accounts are not polled: ${unpolledReason}`);
+  }
+  if (account.status !== 'active') throw new AccountError(`account '${account.id}' is paused; resume it first`);
+  const job = await withRedisWait(enqueue(deps.queues, 'pollAccount', { accountUid: account.uid }));
+  return { account, jobId: job.id ?? '' };
 }
 
 /** Removes the account and its scheduler. Its disputes stay, still naming it as their `account`. */
@@ -133,7 +169,7 @@ export async function disconnectAccount(
   const values = parse(accountKeyInput, input);
   const [account] = await deps.db.delete(connectedAccounts).where(keyOf(values)).returning();
   if (!account) throw notConnected(values);
-  return { account, schedule: await reschedule(deps.queues, { ...account, status: 'disabled' }) };
+  return { account, schedule: await reschedule(deps, { ...account, status: 'disabled' }) };
 }
 
 export async function listAccounts(db: Db, input: z.input<typeof listInput>): Promise<AccountRow[]> {
@@ -158,6 +194,7 @@ export function describeAccount(account: AccountRow) {
     account: account.id,
     processor: account.processor,
     access: account.access,
+    base_url: account.baseUrl,
     poll_interval_seconds: account.pollIntervalSeconds,
     status: account.status,
     has_credentials: account.credentials !== null,
@@ -171,29 +208,41 @@ export function describeAccount(account: AccountRow) {
 /** Long enough for a healthy Redis; short enough that an operator is not left waiting on a dead one. */
 const redisWaitMs = 3000;
 
-async function reschedule(
-  queues: Queues,
-  account: { uid: string; status: string; pollIntervalSeconds: number },
-): Promise<ScheduleState> {
+const unpolledReason =
+  "the processor publishes no list call; disputes arrive by its webhooks (POST /processor-hooks/:processor/:account) or 'dispute import'";
+
+/** Runs a Redis step, giving up after `redisWaitMs` so an operator is not left waiting on a dead Redis. */
+async function withRedisWait<T>(step: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([
-      scheduleAccount(queues, account),
-      new Promise((_, reject) => {
+    return await Promise.race([
+      step,
+      new Promise<never>((_, reject) => {
         timer = setTimeout(
           () => reject(new Error(`no answer from Redis within ${redisWaitMs} ms`)),
           redisWaitMs,
         );
       }),
     ]);
-    return account.status === 'active'
-      ? { state: 'scheduled', everySeconds: account.pollIntervalSeconds }
-      : { state: 'removed' };
-  } catch (error) {
-    return { state: 'pending', reason: error instanceof Error ? error.message : String(error) };
   } finally {
     clearTimeout(timer);
   }
+}
+
+async function reschedule(
+  deps: AccountDeps,
+  account: { uid: string; processor: string; status: string; pollIntervalSeconds: number },
+): Promise<ScheduleState> {
+  const polled = deps.adapters.canMirror(account.processor);
+  try {
+    await withRedisWait(scheduleAccount(deps.queues, { ...account, polled }));
+  } catch (error) {
+    return { state: 'pending', reason: error instanceof Error ? error.message : String(error) };
+  }
+  if (!polled) return { state: 'unpolled', reason: unpolledReason };
+  return account.status === 'active'
+    ? { state: 'scheduled', everySeconds: account.pollIntervalSeconds }
+    : { state: 'removed' };
 }
 
 function keyOf(values: { org: string; mode: 'test' | 'live'; id: string }) {
@@ -210,6 +259,7 @@ const notConnected = (values: { org: string; mode: string; id: string }) =>
 /** What a refusal calls each input, in words an operator recognises (the CLI's flags). */
 const inputNames: Record<string, string> = {
   org: 'organisation',
+  baseUrl: 'base URL',
   id: 'account name',
   pollIntervalSeconds: 'interval',
 };

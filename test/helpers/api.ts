@@ -14,6 +14,7 @@ import type { QueueName } from '../../src/jobs/names.js';
 import { createQueueRemovalDispatcher } from '../../src/jobs/removal-dispatcher.js';
 import { createQueueSubmitter } from '../../src/jobs/submitter.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
+import { AccountGuards } from '../../src/processors/guard.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
 import { connectRedis } from '../../src/redis.js';
 import { secretsFor } from '../../src/runtime.js';
@@ -102,7 +103,11 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
   const keys = new KeyResolver(db, 30_000);
   await keys.listen();
   const mock = options.mock ?? new MockAdapter();
-  const adapters = createAdapterRegistry({ mock });
+  const redis = connectRedis(config.REDIS_URL, logger);
+  const adapters = createAdapterRegistry({
+    mock,
+    context: { logger, guards: new AccountGuards(redis, prefix, logger) },
+  });
   const queues = openQueues({ redisUrl: config.REDIS_URL, prefix });
   await queues.events('submission').waitUntilReady();
   const engine: EngineDeps = {
@@ -115,7 +120,6 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     config,
   };
   const workers = await startWorkers(engine, options.workers ?? config.WORKERS);
-  const redis = connectRedis(config.REDIS_URL, logger);
   const deps: AppDeps = {
     db: db.db,
     keys,

@@ -115,6 +115,7 @@ describe('connecting', () => {
       account: 'sealed',
       processor: 'mock',
       access: 'read_only',
+      base_url: null,
       poll_interval_seconds: 60,
       status: 'active',
       has_credentials: true,
@@ -127,8 +128,8 @@ describe('connecting', () => {
   });
 
   it.each([
-    [{ processor: 'stripe' }, "processor 'stripe' cannot be connected: no adapter lists its disputes"],
-    [{ processor: 'api' }, "processor 'api' cannot be connected: no adapter lists its disputes"],
+    [{ processor: 'visa' }, "processor 'visa' cannot be connected: no adapter for it"],
+    [{ processor: 'api' }, "processor 'api' cannot be connected: no adapter for it"],
     [{ mode: 'live' as const }, 'the mock processor can be connected in test mode only'],
     [{ org: 'org_nope' }, 'no organisation org_nope'],
     [{ pollIntervalSeconds: 5 }, 'invalid interval: must be at least 10 seconds'],

@@ -74,7 +74,7 @@ describe('npm run cli -- account', () => {
       /^default {2}test {2}mock {2}full {2}every 60 s {2}active {2}never polled\n$/,
     );
 
-    const slower = await cli(['account', 'update', '--org', org, '--mode', 'test', '--interval', '120']);
+    const slower = await cli(['account', 'update', '--org', org, '--mode', 'test', '--poll-seconds', '120']);
     expect(slower.stdout).toBe(
       `account default (test) of ${org} updated\nmirror scheduler: polls every 120 s\n`,
     );
@@ -121,11 +121,11 @@ describe('npm run cli -- account', () => {
   it.each([
     [['--org', 'org_nope', '--mode', 'test', '--processor', 'mock'], 'error: no organisation org_nope'],
     [
-      ['--org', 'ORG', '--mode', 'test', '--processor', 'stripe'],
-      "error: processor 'stripe' cannot be connected",
+      ['--org', 'ORG', '--mode', 'test', '--processor', 'visa'],
+      "error: processor 'visa' cannot be connected: no adapter for it",
     ],
     [
-      ['--org', 'ORG', '--mode', 'test', '--processor', 'mock', '--interval', 'often'],
+      ['--org', 'ORG', '--mode', 'test', '--processor', 'mock', '--poll-seconds', 'often'],
       'error: invalid interval: must be a whole number of seconds',
     ],
   ])('connect %j fails with one line: %s', async (args, message) => {
