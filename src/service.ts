@@ -7,6 +7,7 @@ import { createApp } from './api/app.js';
 import { answerClientErrors } from './api/client-errors.js';
 import type { Config } from './config.js';
 import { runMigrations } from './db/migrate.js';
+import { createQueueRefreshDispatcher } from './jobs/refresh-dispatcher.js';
 import { createQueueRemovalDispatcher } from './jobs/removal-dispatcher.js';
 import { createQueueSubmitter } from './jobs/submitter.js';
 import { createLogger, type Logger } from './logger.js';
@@ -49,6 +50,7 @@ export async function startService(
       adapters: runtime.adapters,
       submitter: createQueueSubmitter({ db: database.db, queues, logger, waitMs: config.SUBMIT_WAIT_MS }),
       removals: createQueueRemovalDispatcher({ queues, logger }),
+      refresher: createQueueRefreshDispatcher({ queues }),
       disputeObjects: new DisputeObjectCache(),
       logger,
       trustProxy: config.TRUST_PROXY,

@@ -10,6 +10,7 @@ import {
 } from '../src/jobs/catalog.js';
 import type { QueueName } from '../src/jobs/names.js';
 import { describeError, type Logger } from '../src/logger.js';
+import { ProcessorError } from '../src/processors/types.js';
 
 /**
  * A failure that retrying the same job cannot fix (a processor's refusal, a row that no longer allows the
@@ -79,7 +80,13 @@ export function startWorker<Queue extends QueueName>(
       } catch (error) {
         if (isPermanent(error)) {
           log.warn({ reason: describeError(error) }, 'job failed for good');
-          throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
+          throw new UnrecoverableError(
+            error instanceof ProcessorError
+              ? error.reason
+              : error instanceof Error
+                ? error.message
+                : String(error),
+          );
         }
         log.warn({ err: describeError(error) }, 'job failed, will retry if attempts remain');
         throw forTheBoard(error);
@@ -109,6 +116,15 @@ export function startWorker<Queue extends QueueName>(
  * what on-call needs to read).
  */
 export function forTheBoard(error: unknown): unknown {
+  if (error instanceof ProcessorError) {
+    // The board shows the message: make it the whole reason, keeping what the backoff reads.
+    const { processor, retryable, status, retryAfterSeconds } = error;
+    return new ProcessorError(processor, error.reason, {
+      retryable,
+      ...(status !== undefined && { status }),
+      ...(retryAfterSeconds !== undefined && { retryAfterSeconds }),
+    });
+  }
   if (!(error instanceof Error) || !('params' in error && 'query' in error)) return error;
   const cause = (error as Error & { cause?: { code?: unknown } }).cause;
   const code = typeof cause?.code === 'string' ? ` (Postgres ${cause.code})` : '';

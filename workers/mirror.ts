@@ -1,4 +1,5 @@
 import { pollAccount } from '../src/services/poll-account.js';
+import { refreshDispute } from '../src/services/processor-push.js';
 import type { Handlers } from './define-worker.js';
 import type { EngineDeps } from './deps.js';
 
@@ -25,6 +26,9 @@ export function mirrorHandlers(deps: EngineDeps): Handlers<'mirror'> {
       log.debug(counts, 'account polled');
       // The job's return value, shown in Bull Board: counts only.
       return { ...counts, foreign: foreign.length };
+    },
+    async refreshDispute({ accountUid, disputeId }) {
+      return refreshDispute(deps, accountUid, disputeId);
     },
   };
 }

@@ -24,6 +24,7 @@ import { redeliverEventEndpoint } from './routes/events/redeliver.js';
 import { retrieveEventEndpoint } from './routes/events/retrieve.js';
 import { removePersonalDataEndpoint } from './routes/personal-data/remove.js';
 import { retrievePersonalDataEndpoint } from './routes/personal-data/retrieve.js';
+import { processorHook, rawPushBody } from './routes/processor-hooks.js';
 import { createTemplateEndpoint } from './routes/templates/create.js';
 import { deleteTemplateEndpoint } from './routes/templates/delete.js';
 import { listTemplatesEndpoint } from './routes/templates/list.js';
@@ -86,6 +87,12 @@ export function createApp(deps: AppDeps, options: { admin?: RequestHandler } = {
     .route(documentPath(':id'))
     .get(requireHttps, rateLimit(deps.rateLimiter, byClientAddress), downloadDocument(deps))
     .all(methodNotAllowed(['GET']));
+
+  // Before the API's key check too: a processor's signature is the credential of its push.
+  app
+    .route('/processor-hooks/:processor/:account')
+    .post(requireHttps, rawPushBody, processorHook(deps))
+    .all(methodNotAllowed(['POST']));
 
   const v1 = express.Router();
   v1.use(requireHttps, authenticate(deps.keys), rateLimit(deps.rateLimiter), resolveVersion);

@@ -9,6 +9,7 @@ import type { KeyResolver } from '../services/authenticate.js';
 import type { DisputeObjectCache } from '../services/dispute-object-cache.js';
 import type { Caller } from '../services/disputes.js';
 import type { RemovalDispatcher } from '../services/personal-data-removal.js';
+import type { RefreshDispatcher } from '../services/processor-push.js';
 import type { RateLimiter } from '../services/rate-limit.js';
 import type { Submitter } from '../services/submissions.js';
 
@@ -21,6 +22,8 @@ export interface AppDeps {
   submitter: Submitter;
   /** Hands personal-data removal requests to their jobs. */
   removals: RemovalDispatcher;
+  /** Hands disputes a processor's push named to `refreshDispute` jobs. */
+  refresher: RefreshDispatcher;
   disputeObjects: DisputeObjectCache;
   logger: Logger;
   trustProxy: boolean;

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import { loadConfig } from '../config.js';
 import type { Db } from '../db/client.js';
+import { processors } from '../domain/vocabulary.js';
 import { openQueues } from '../jobs/catalog.js';
 import { createAdapterRegistry } from '../processors/registry.js';
 import { loadAppSecret, SecretBox } from '../secrets.js';
@@ -16,7 +17,6 @@ import {
   type ScheduleState,
   updateAccount,
 } from '../services/accounts.js';
-import { processors } from '../domain/vocabulary.js';
 import { modeOption } from './options.js';
 
 /**
@@ -95,7 +95,10 @@ export function registerAccountCommands(program: Command, io: CliIo): void {
     .option('--poll-seconds <seconds>', 'poll interval in seconds', '60')
     .option('--read-only', "read-only access: the processor's charges cannot be read (spec 4.5)")
     .option('--base-url <url>', "the processor's host for this account, instead of its default by mode")
-    .option('--credentials-file <path>', "file holding the processor's credentials as JSON (stored encrypted)")
+    .option(
+      '--credentials-file <path>',
+      "file holding the processor's credentials as JSON (stored encrypted)",
+    )
     .option('--json', 'print JSON')
     .action(
       async (options: {

@@ -5,6 +5,7 @@ import { connectDatabase } from '../db/client.js';
 import { runMigrations } from '../db/migrate.js';
 import { createOrganisation, listOrganisations, rotateApiKey } from '../services/organisations.js';
 import { registerAccountCommands } from './accounts.js';
+import { registerDisputeCommands } from './disputes.js';
 import { registerJobCommands } from './jobs.js';
 import { modeOption } from './options.js';
 import { registerOrgSettingsCommand } from './org-settings.js';
@@ -83,6 +84,7 @@ registerAccountCommands(program, { withDatabase, print });
 registerRuleCommands(program, { withDatabase, print });
 registerJobCommands(program, { print });
 registerPrivacyCommands(program, { withDatabase, print });
+registerDisputeCommands(program, { withDatabase, print });
 
 try {
   await program.parseAsync(process.argv);

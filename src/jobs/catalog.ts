@@ -88,6 +88,15 @@ export const jobCatalog = {
     payload: z.object({ accountUid: uid }),
     options: { ...keep, attempts: 3, backoff: { type: 'exponential', delay: 10_000 } },
   }),
+  /**
+   * Fetch one dispute a processor's push named (services/processor-push.ts). No deterministic id: a
+   * refresh is harmless to repeat, and a push after an earlier refresh of the same dispute must run.
+   */
+  refreshDispute: define({
+    queue: 'mirror',
+    payload: z.object({ accountUid: uid, disputeId: z.string().min(1).max(255) }),
+    options: { ...keep, attempts: 5, backoff: { type: backoffTypes.processor, delay: processorBackoffMs } },
+  }),
   /** Turn unrelayed outbox events into webhook deliveries. */
   relayEvents: define({
     queue: 'webhook',

@@ -275,4 +275,15 @@ export class ProcessorError extends Error {
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.excerpt = options.excerpt;
   }
+
+  /**
+   * The failure as on-call reads it in a job's failure reason and `account list`: who answered, with what
+   * status, and the start of its answer.
+   */
+  get reason(): string {
+    const status = this.status === undefined ? '' : ` ${this.status}`;
+    const excerpt = this.excerpt ? ` Answer: ${this.excerpt}` : '';
+    const kind = this.retryable ? 'transient' : 'permanent';
+    return `${this.processor}${status} (${kind}): ${this.message}${excerpt}`;
+  }
 }

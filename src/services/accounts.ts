@@ -156,7 +156,8 @@ export async function pollNow(
   if (!deps.adapters.canMirror(account.processor)) {
     throw new AccountError(`${account.processor} accounts are not polled: ${unpolledReason}`);
   }
-  if (account.status !== 'active') throw new AccountError(`account '${account.id}' is paused; resume it first`);
+  if (account.status !== 'active')
+    throw new AccountError(`account '${account.id}' is paused; resume it first`);
   const job = await withRedisWait(enqueue(deps.queues, 'pollAccount', { accountUid: account.uid }));
   return { account, jobId: job.id ?? '' };
 }

@@ -26,6 +26,7 @@ import {
 } from './dispute-records.js';
 import { recordDisputeEvent, recordDisputeEvents } from './events.js';
 import { beyond, type PageQuery, pageOrder, planPage } from './paging.js';
+import { accountOfDispute } from './processor-connections.js';
 import { acceptedByRules } from './rules.js';
 import { type Claimed, prepareSubmission, prepareSubmissions, type Submitter } from './submissions.js';
 
@@ -442,6 +443,7 @@ async function inTransaction(
     if (decision.outcome === 'refuse')
       throw new ApiError(decision.error, refusalMessage(decision.error, dispute));
     const { change, template } = await checkEvidence(tx, caller, dispute, stored, input);
+    if (action !== 'accept') await requireChargeWhenReadOnly(tx, { ...dispute, ...change });
     if (await acceptedByRule(tx, caller, action, dispute, change, input.force ?? false, now(deps))) {
       // The client's parameters are saved with the acceptance; a submit or queue is held (202) as an
       // accepted dispute's is from 2020-02-28, and a queued dispute loses its pending submission.
@@ -560,6 +562,21 @@ async function checkEvidence(
     checkEvidenceSize({ fields, products, correspondence, pastPayments });
   }
   return { change, template };
+}
+
+/**
+ * Read-only access (spec 4.5): the processor does not let this service read the account's charges, so the
+ * client names the disputed charge (`charge`) before its dispute can be updated or submitted; the adapter
+ * answers for that charge.
+ */
+async function requireChargeWhenReadOnly(tx: Tx, dispute: DisputeRow): Promise<void> {
+  if (dispute.charge !== null || dispute.account === null) return;
+  const account = await accountOfDispute(tx, dispute);
+  if (account?.access !== 'read_only') return;
+  throw new ApiError(
+    'invalid_request',
+    `Dispute '${dispute.id}' belongs to read-only account '${dispute.account}': send its \`charge\`.`,
+  );
 }
 
 async function requireTemplate(tx: Tx, caller: Caller, id: string | null): Promise<TemplateRow | null> {

@@ -180,6 +180,41 @@ export async function mirrorPage(
   nextCursor: string | null,
   options: MirrorOptions = {},
 ): Promise<MirrorResult> {
+  return writePage(db, account, page, { cursor: { from: account.cursor, to: nextCursor } }, options);
+}
+
+/**
+ * Disputes the processor pushed (its webhooks) or its report file holds (`dispute import`), written like
+ * a polled page, with the same rules and events, in pages of at most 1,000 (each its own transaction; a
+ * repeat writes nothing). The account's cursor is neither checked nor moved: a push tells the news of one
+ * dispute, not where the processor's list stands. `stale`: the account is paused or gone.
+ */
+export async function mirrorDisputes(
+  db: Db,
+  account: Omit<MirrorAccount, 'cursor'>,
+  disputes: readonly NormalizedDispute[],
+  options: MirrorOptions = {},
+): Promise<MirrorResult> {
+  const totals = { outcome: 'mirrored' as const, ...nothingWritten, foreign: [] as string[] };
+  for (let at = 0; at < disputes.length; at += maxPageSize) {
+    const result = await writePage(db, account, disputes.slice(at, at + maxPageSize), {}, options);
+    if (result.outcome === 'stale') return result;
+    totals.created += result.created;
+    totals.updated += result.updated;
+    totals.closed += result.closed;
+    totals.unchanged += result.unchanged;
+    totals.foreign.push(...result.foreign);
+  }
+  return totals;
+}
+
+async function writePage(
+  db: Db,
+  account: Omit<MirrorAccount, 'cursor'>,
+  page: readonly NormalizedDispute[],
+  { cursor }: { cursor?: { from: string | null; to: string | null } },
+  options: MirrorOptions,
+): Promise<MirrorResult> {
   if (page.length > maxPageSize) throw new Error(`a page of ${page.length} disputes is over ${maxPageSize}`);
   // In id order: two transactions that meet the same ids (an id listed by two accounts) lock and insert
   // them in the same order, so they wait for each other instead of deadlocking.
@@ -194,7 +229,8 @@ export async function mirrorPage(
       lockAccount.run(tx, { uid: account.uid }),
       unique.length === 0 ? [] : lockStoredRows(tx, account, unique),
     ]);
-    if (current?.status !== 'active' || current.cursor !== account.cursor) return { outcome: 'stale' };
+    if (current?.status !== 'active') return { outcome: 'stale' };
+    if (cursor && current.cursor !== cursor.from) return { outcome: 'stale' };
 
     const { events, ...counts } =
       unique.length === 0
@@ -202,7 +238,7 @@ export async function mirrorPage(
         : await upsertPage(tx, account, unique, before, options);
     await Promise.all([
       recordDisputeEvents(tx, events),
-      moveCursor.run(tx, { uid: account.uid, cursor: nextCursor }),
+      cursor ? moveCursor.run(tx, { uid: account.uid, cursor: cursor.to }) : undefined,
     ]);
     return { outcome: 'mirrored', ...counts };
   });
@@ -238,7 +274,7 @@ const upsert = statement<{
 
 async function upsertPage(
   tx: Tx,
-  account: MirrorAccount,
+  account: Omit<MirrorAccount, 'cursor'>,
   page: NormalizedDispute[],
   before: StoredRow[],
   options: MirrorOptions,
@@ -321,7 +357,7 @@ const lockStored = statement<{ orgId: string; livemode: boolean; ids: string }>(
 
 async function lockStoredRows(
   tx: Tx,
-  account: MirrorAccount,
+  account: Omit<MirrorAccount, 'cursor'>,
   page: NormalizedDispute[],
 ): Promise<StoredRow[]> {
   const rows = await lockStored.run(tx, {

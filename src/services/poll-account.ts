@@ -100,9 +100,7 @@ function usableAdapter(adapters: AdapterRegistry, processor: string) {
  * show: a processor's answer or our own refusal; anything else (a database error, a bug) is in the log.
  */
 function failureText(error: unknown): string {
-  if (error instanceof ProcessorError) {
-    return `${error.processor}${error.status === undefined ? '' : ` ${error.status}`}: ${error.message}`;
-  }
+  if (error instanceof ProcessorError) return error.reason;
   if (error instanceof AccountUnusableError) return error.message;
   return 'internal error while mirroring (see the worker log)';
 }

@@ -11,10 +11,11 @@ import type { AppDeps } from '../../src/api/endpoint.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { openQueues, type Queues } from '../../src/jobs/catalog.js';
 import type { QueueName } from '../../src/jobs/names.js';
+import { createQueueRefreshDispatcher } from '../../src/jobs/refresh-dispatcher.js';
 import { createQueueRemovalDispatcher } from '../../src/jobs/removal-dispatcher.js';
 import { createQueueSubmitter } from '../../src/jobs/submitter.js';
-import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { AccountGuards } from '../../src/processors/guard.js';
+import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
 import { connectRedis } from '../../src/redis.js';
 import { secretsFor } from '../../src/runtime.js';
@@ -128,6 +129,7 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     adapters,
     submitter: createQueueSubmitter({ db: db.db, queues, logger, waitMs: config.SUBMIT_WAIT_MS }),
     removals: createQueueRemovalDispatcher({ queues, logger }),
+    refresher: createQueueRefreshDispatcher({ queues }),
     disputeObjects: new DisputeObjectCache(),
     logger,
     trustProxy: false,

@@ -408,7 +408,7 @@ describe('the cursor', () => {
     await expect(poll(account)).rejects.toMatchObject({ retryable: true });
     expect(await accountRow(account)).toMatchObject({
       cursor: null,
-      lastError: 'mock 503: The mock processor is unavailable.',
+      lastError: 'mock 503 (transient): The mock processor is unavailable.',
     });
     await poll(account);
     expect(await accountRow(account)).toMatchObject({ lastError: null, cursor: expect.any(String) });
