@@ -26,13 +26,20 @@ export class UnknownAdapterError extends Error {}
 type AdapterClass = new (context: AdapterContext) => ProcessorAdapter;
 const processorAdapters: Partial<Record<Processor, AdapterClass>> = {};
 
+const capabilitiesOf = Object.entries(processorAdapters).flatMap(([name, Adapter]) =>
+  Adapter ? [{ name, ...new Adapter({}).capabilities }] : [],
+);
+
 /** Processors whose accounts are polled by a mirror job scheduler (jobs/schedules.ts). */
 export const polledProcessors: ReadonlySet<string> = new Set([
   'mock',
-  ...Object.entries(processorAdapters)
-    .filter(([, Adapter]) => Adapter && new Adapter({}).capabilities.list)
-    .map(([name]) => name),
+  ...capabilitiesOf.filter((capabilities) => capabilities.list).map(({ name }) => name),
 ]);
+
+/** Processors whose own webhooks are received on `POST /processor-hooks/:processor/:account`. */
+export const pushingProcessors: ReadonlySet<string> = new Set(
+  capabilitiesOf.filter((capabilities) => capabilities.push).map(({ name }) => name),
+);
 
 export function createAdapterRegistry(
   options: { mock?: MockAdapter; context?: AdapterContext } = {},

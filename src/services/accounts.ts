@@ -7,7 +7,7 @@ import { resourceId } from '../domain/params.js';
 import type { Queues } from '../jobs/catalog.js';
 import { enqueue } from '../jobs/enqueue.js';
 import { scheduleAccount } from '../jobs/schedules.js';
-import type { AdapterRegistry } from '../processors/registry.js';
+import { type AdapterRegistry, pushingProcessors } from '../processors/registry.js';
 import type { SecretBox } from '../secrets.js';
 
 /**
@@ -193,7 +193,12 @@ export function describeAccount(account: AccountRow) {
     org: account.orgId,
     mode: account.livemode ? 'live' : 'test',
     account: account.id,
+    uid: account.uid,
     processor: account.processor,
+    /** Where the processor's own webhooks go (README, processors), for processors that push. */
+    hook_path: pushingProcessors.has(account.processor)
+      ? `/processor-hooks/${account.processor}/${account.uid}`
+      : null,
     access: account.access,
     base_url: account.baseUrl,
     poll_interval_seconds: account.pollIntervalSeconds,

@@ -1,6 +1,5 @@
-import { eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
+import { eq, type SQL, sql } from 'drizzle-orm';
 import { toSnakeCase } from 'drizzle-orm/casing';
-import type postgres from 'postgres';
 import { connectDatabase, type Db } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
 import { connectedAccounts, disputes, events } from '../../src/db/schema/index.js';
@@ -20,6 +19,7 @@ import {
   resultLine,
   runBench,
 } from './lib/harness.js';
+import { pageKeys, rawJsonUpsert } from './lib/raw-upsert.js';
 
 /**
  * Mirror write path: the mock processor's fixed dataset (50,000 disputes; 5,000 with --quick) through the
@@ -131,26 +131,6 @@ function listAll(world: MockDisputeWorld, account: { uid: string; id: string; li
     cursor = page.nextCursor;
     if (!page.hasMore) return pages;
   }
-}
-
-function pageKeys(sample: NormalizedDispute) {
-  return Object.keys(sample) as (keyof NormalizedDispute)[];
-}
-
-/** The plainest upsert of a page sent as one JSON parameter: every column overwritten, nothing compared. */
-function rawJsonUpsert(client: postgres.Sql, orgId: string, sample: NormalizedDispute) {
-  const columns = getTableColumns(disputes);
-  const keys = pageKeys(sample);
-  const text = `insert into disputes (org_id, livemode, source, account, ${keys.map(toSnakeCase).join(', ')})
-    select $1, false, 'mock', 'default', ${keys.map((key) => `page."${key}"`).join(', ')}
-    from jsonb_to_recordset($2::jsonb) as page(${keys.map((key) => `"${key}" ${columns[key].getSQLType()}`).join(', ')})
-    on conflict (org_id, livemode, id) do update set ${keys
-      .filter((key) => key !== 'id')
-      .map((key) => `${toSnakeCase(key)} = excluded.${toSnakeCase(key)}`)
-      .join(', ')}`;
-  return async (page: NormalizedDispute[]) => {
-    await client.unsafe(text, [orgId, JSON.stringify(page)], { prepare: true });
-  };
 }
 
 /** The same upsert as drizzle builds it from the rows: one parameter a value. */
