@@ -1,4 +1,5 @@
 import type { Processor } from '../domain/vocabulary.js';
+import { CheckoutAdapter } from './checkout/adapter.js';
 import type { AdapterContext } from './connection.js';
 import { MockAdapter } from './mock/adapter.js';
 import { StandaloneAdapter } from './standalone/adapter.js';
@@ -24,7 +25,9 @@ export class UnknownAdapterError extends Error {}
 
 /** The adapters of real processors, by the name accounts and disputes carry. */
 type AdapterClass = new (context: AdapterContext) => ProcessorAdapter;
-const processorAdapters: Partial<Record<Processor, AdapterClass>> = {};
+const processorAdapters: Partial<Record<Processor, AdapterClass>> = {
+  checkout: CheckoutAdapter,
+};
 
 const capabilitiesOf = Object.entries(processorAdapters).flatMap(([name, Adapter]) =>
   Adapter ? [{ name, ...new Adapter({}).capabilities }] : [],

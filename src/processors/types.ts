@@ -157,7 +157,8 @@ export interface ProcessorAdapter {
   checkCredentials?(credentials: string | null): string | null;
   submitEvidence(request: SubmitEvidenceRequest): Promise<SubmitEvidenceResult>;
   /**
-   * One page of the account's disputes changed since `cursor`, oldest change first. Present on every
+   * One page of the account's disputes changed since `cursor`, in the processor's own order (a dispute
+   * listed twice in a page counts once, its later entry winning). Present on every
    * adapter whose processor has a list API; the mirror job pages through it (ARCHITECTURE.md, the two
    * flows). Absent where there is nothing to mirror (standalone `api` disputes, processors without one).
    */

@@ -86,6 +86,11 @@ export class FakeServer {
     this.#faults.length = 0;
   }
 
+  /** Faults injected that have not yet met all their requests. */
+  get pendingFaults(): number {
+    return this.#faults.length;
+  }
+
   close(): Promise<void> {
     return new Promise((resolve) => {
       this.#server.close(() => resolve());

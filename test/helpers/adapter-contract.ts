@@ -135,6 +135,13 @@ export function adapterContract(spec: AdapterSpec): void {
     });
     const connection = () => connectionWith(spec.credentials);
 
+    /** The dispute as the adapter's own means of ingestion reports it. */
+    async function ingestOne(id: string): Promise<NormalizedDispute> {
+      const found = (await ingest([id])).find((dispute) => dispute.id === id);
+      if (!found) throw new Error(`${id} was not ingested`);
+      return found;
+    }
+
     /** Every dispute the processor reports now, by the adapter's own means of ingestion. */
     async function ingest(ids: string[]): Promise<NormalizedDispute[]> {
       if (adapter.listDisputes) return (await listAll(null)).disputes;
@@ -233,12 +240,7 @@ export function adapterContract(spec: AdapterSpec): void {
 
     it('submits the evidence text and the PDF', async () => {
       const [id] = fake.addDisputes(1) as [string];
-      const [dispute] = await ingest([id]);
-      const request = contractSubmission(
-        dispute as NormalizedDispute,
-        connection(),
-        'sub_contract00000000001',
-      );
+      const request = contractSubmission(await ingestOne(id), connection(), 'sub_contract00000000001');
       const result = await adapter.submitEvidence(request);
       if (adapter.capabilities.submit === 'portal') {
         expect(result.delivery).toBe('portal');
@@ -259,30 +261,27 @@ export function adapterContract(spec: AdapterSpec): void {
     it('a retry after a dropped connection never submits twice', async () => {
       if (adapter.capabilities.submit === 'portal') return;
       const [id] = fake.addDisputes(1) as [string];
-      const [dispute] = await ingest([id]);
-      const request = contractSubmission(
-        dispute as NormalizedDispute,
-        connection(),
-        'sub_contract00000000002',
-      );
-      // Every call may be the one whose answer is lost: drop each in turn, then retry until done.
-      for (let lose = 0; ; lose++) {
-        const sent = fake.server.requests.length;
+      const request = contractSubmission(await ingestOne(id), connection(), 'sub_contract00000000002');
+      // Every call may be the one whose answer is lost: drop each in turn, then retry until done. A read
+      // the HTTP layer retries by itself may absorb the fault; the submission then simply goes on.
+      for (let lose = 0; lose < 50; lose++) {
         fake.server.inject({ kind: 'drop-after', match: countdown(lose) });
+        let outlived: boolean;
         try {
           await adapter.submitEvidence(request);
+          outlived = fake.server.pendingFaults > 0;
         } catch (error) {
           expect(error).toBeInstanceOf(ProcessorError);
           expect((error as ProcessorError).retryable).toBe(true);
+          fake.server.clearFaults();
           await adapter.submitEvidence(request);
-          expect(fake.submissionCount(id)).toBe(1);
-          continue;
+          outlived = false;
         } finally {
           fake.server.clearFaults();
         }
-        // The fault outlived every call: each call's lost answer has been tried.
-        expect(fake.server.requests.length - sent).toBeLessThanOrEqual(lose);
-        break;
+        expect(fake.submissionCount(id)).toBe(1);
+        // The fault outlived every call of a submission: each call's lost answer has been tried.
+        if (outlived) break;
       }
       expect(fake.submissionCount(id)).toBe(1);
     });
@@ -293,8 +292,7 @@ export function adapterContract(spec: AdapterSpec): void {
         return;
       }
       const [id] = fake.addDisputes(1) as [string];
-      const [dispute] = await ingest([id]);
-      const { dispute: reference } = contractSubmission(dispute as NormalizedDispute, connection(), 'x');
+      const { dispute: reference } = contractSubmission(await ingestOne(id), connection(), 'x');
       await adapter.acceptDispute({ connection: connection(), dispute: reference, idempotencyKey: 'acc_1' });
       expect(fake.accepted(id)).toBe(true);
     });
@@ -378,8 +376,7 @@ export function adapterContract(spec: AdapterSpec): void {
         return;
       }
       const [id] = fake.addDisputes(1) as [string];
-      const [dispute] = await ingest([id]);
-      const { dispute: reference } = contractSubmission(dispute as NormalizedDispute, connection(), 'x');
+      const { dispute: reference } = contractSubmission(await ingestOne(id), connection(), 'x');
       const payments = await adapter.pastPayments({
         connection: connection(),
         dispute: reference,

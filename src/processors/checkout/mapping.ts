@@ -1,0 +1,243 @@
+import { z } from 'zod';
+import { closedStates, type DisputeState } from '../../domain/states.js';
+import type { kinds, Reason } from '../../domain/vocabulary.js';
+import { networkReason } from '../network-reasons.js';
+import type { NormalizedDispute } from '../types.js';
+
+/**
+ * Checkout.com's dispute object in this service's vocabulary, as data. Sources: the API reference
+ * (github.com/checkout/checkout-api-reference, nas_spec/components/schemas/Disputes/*), the disputes
+ * guide (https://www.checkout.com/docs/risk-management/disputes/disputes-api) and the Dashboard's status
+ * table (https://www.checkout.com/docs/dashboard/disputes).
+ */
+
+type Kind = (typeof kinds)[number];
+
+export const checkoutStatuses = [
+  'evidence_required',
+  'evidence_under_review',
+  'resolved',
+  'won',
+  'lost',
+  'canceled',
+  'expired',
+  'accepted',
+  'arbitration_under_review',
+  'arbitration_won',
+  'arbitration_lost',
+] as const;
+export type CheckoutStatus = (typeof checkoutStatuses)[number];
+
+/**
+ * Each status with the state it reports and the kind of dispute it shows. Checkout.com has no separate
+ * pre-arbitration object: a dispute that goes on past the first chargeback cycle to the scheme's
+ * arbitration only changes status (`arbitration_*`). That later cycle is what this service calls
+ * `pre_arbitration`, so those statuses report that kind; every other status is a chargeback (Checkout.com
+ * has no retrieval or inquiry kind).
+ */
+export const statusTable: Record<CheckoutStatus, { state: DisputeState; kind: Kind }> = {
+  evidence_required: { state: 'needs_response', kind: 'chargeback' },
+  evidence_under_review: { state: 'under_review', kind: 'chargeback' },
+  // "We automatically resolve the dispute because it was already refunded" (Dashboard docs);
+  // `resolved_reason` refines it (resolvedReasonStates).
+  resolved: { state: 'charge_refunded', kind: 'chargeback' },
+  won: { state: 'won', kind: 'chargeback' },
+  lost: { state: 'lost', kind: 'chargeback' },
+  // The issuer withdrew the dispute and the amount was credited back: the merchant keeps the money.
+  canceled: { state: 'won', kind: 'chargeback' },
+  // Nobody answered in time: the dispute stands against the merchant.
+  expired: { state: 'lost', kind: 'chargeback' },
+  // The merchant conceded. This service's own `accepted` is service-local (the client asked to accept);
+  // what the processor reports is the outcome of accepting: the money stays with the cardholder.
+  accepted: { state: 'lost', kind: 'chargeback' },
+  arbitration_under_review: { state: 'under_review', kind: 'pre_arbitration' },
+  arbitration_won: { state: 'won', kind: 'pre_arbitration' },
+  arbitration_lost: { state: 'lost', kind: 'pre_arbitration' },
+};
+
+/** Why Checkout.com resolved a dispute itself, for `status: resolved`. */
+export const resolvedReasonStates: Record<string, DisputeState> = {
+  already_refunded: 'charge_refunded',
+  // Visa Rapid Dispute Resolution accepts liability and refunds the customer before a chargeback
+  // (https://www.checkout.com/docs/payments/process-disputes/pre-dispute-resolution).
+  rapid_dispute_resolution: 'charge_refunded',
+  // A dispute against a credit (a refund or payout): nothing was taken from the merchant.
+  negative_amount: 'won',
+};
+
+/** Checkout.com's `category` in this service's reasons (PROCESSORS.md 5.5). */
+export const categoryReasons: Record<string, Reason> = {
+  fraudulent: 'fraudulent',
+  unrecognized: 'unrecognized',
+  canceled_recurring: 'subscription_canceled',
+  product_service_not_received: 'product_not_received',
+  not_as_described: 'product_unacceptable',
+  credit_not_issued: 'credit_not_processed',
+  duplicate: 'duplicate',
+  incorrect_amount: 'transaction_amount_differs',
+  general: 'general',
+};
+
+const dateTime = z.string().refine((value) => !Number.isNaN(Date.parse(value)), 'not a date-time');
+
+/**
+ * A dispute as `GET /disputes` (DisputeSummary: flat `payment_id`, `payment_method`) or
+ * `GET /disputes/{id}` (Dispute: a nested `payment`, and `resolved_reason`) answers it. The reference
+ * warns that categories change over time, so an unknown one is read, not refused; an unknown status is
+ * refused, since no state can be guessed for it.
+ */
+export const checkoutDispute = z.object({
+  id: z.string().min(1),
+  category: z.string().nullish(),
+  status: z.enum(checkoutStatuses),
+  resolved_reason: z.string().nullish(),
+  amount: z.number().int(),
+  currency: z.string().regex(/^[A-Za-z]{3}$/),
+  reason_code: z.string().nullish(),
+  payment_id: z.string().nullish(),
+  payment_method: z.string().nullish(),
+  payment: z.object({ id: z.string().nullish(), method: z.string().nullish() }).nullish(),
+  evidence_required_by: dateTime.nullish(),
+  received_on: dateTime.nullish(),
+  last_update: dateTime,
+});
+export type CheckoutDispute = z.infer<typeof checkoutDispute>;
+
+export function stateOf(dispute: Pick<CheckoutDispute, 'status' | 'resolved_reason'>): DisputeState {
+  const reason = dispute.resolved_reason;
+  if (dispute.status === 'resolved' && reason && Object.hasOwn(resolvedReasonStates, reason)) {
+    return resolvedReasonStates[reason] as DisputeState;
+  }
+  return statusTable[dispute.status].state;
+}
+
+/**
+ * The category decides; where it says only `general` (or is one this table does not know yet), the
+ * scheme's own reason code may say more (Visa `13.1`, Mastercard `4853`).
+ */
+export function reasonOf(
+  category: string | null | undefined,
+  reasonCode: string | null | undefined,
+  scheme: string | null | undefined,
+): Reason {
+  const fromCategory =
+    category && Object.hasOwn(categoryReasons, category) ? categoryReasons[category] : undefined;
+  if (fromCategory && fromCategory !== 'general') return fromCategory;
+  return networkReason(reasonCode, scheme);
+}
+
+/** True for disputes whose `resolved_reason` only the full object carries (the list's summary lacks it). */
+export const needsDetail = (dispute: CheckoutDispute): boolean =>
+  dispute.status === 'resolved' && !dispute.resolved_reason;
+
+export function normalizeDispute(dispute: CheckoutDispute): NormalizedDispute {
+  const state = stateOf(dispute);
+  const scheme = dispute.payment_method ?? dispute.payment?.method;
+  return {
+    id: dispute.id,
+    state,
+    reason: reasonOf(dispute.category, dispute.reason_code, scheme),
+    kind: statusTable[dispute.status].kind,
+    // Only the full object carries the payment's `processed_on`; the list's summary does not. Both
+    // answers must agree, or every poll would undo what a push's fetch wrote.
+    chargedAt: null,
+    disputedAt: dateOf(dispute.received_on),
+    dueBy: dateOf(dispute.evidence_required_by),
+    // Checkout.com publishes no closing date: the last update of a decided dispute is its decision.
+    closedAt: closedStates.includes(state) ? new Date(dispute.last_update) : null,
+    charge: dispute.payment_id ?? dispute.payment?.id ?? null,
+    isChargeRefundable: null,
+    // Already in minor units of the currency's own exponent (JPY 0, BHD 3). Disputes against credits come
+    // negative ("positive or negative depending on the type of transaction"); the disputed sum is its size.
+    amount: Math.abs(dispute.amount),
+    currency: dispute.currency.toLowerCase(),
+    fee: null,
+    reversalAmount: null,
+    reversalTotal: null,
+    reversalCurrency: null,
+    customer: null,
+    customerName: null,
+    customerEmail: null,
+    customerPurchaseIp: null,
+    addressZip: null,
+    addressLine1Check: null,
+    addressZipCheck: null,
+    cvcCheck: null,
+    statementDescriptor: null,
+  };
+}
+
+const dateOf = (value: string | null | undefined): Date | null => (value ? new Date(value) : null);
+
+/**
+ * The text halves of Checkout.com's evidence pairs (`PUT /disputes/{id}/evidence`), each fed by the
+ * response's evidence of these names. Whatever no pair claims (the template text, the customer's
+ * details, fields of the client's own) goes to `additional_evidence_text`, whose file is the PDF.
+ */
+export const evidenceTexts = {
+  proof_of_delivery_or_service_text: [
+    'shipping_carrier',
+    'shipping_tracking_number',
+    'shipping_address',
+    'shipping_documentation',
+    'service_documentation',
+    'access_activity_log',
+  ],
+  proof_of_delivery_or_service_date_text: ['shipping_date', 'service_date'],
+  invoice_or_receipt_text: ['receipt', 'product_description'],
+  invoice_showing_distinct_transactions_text: [
+    'duplicate_charge_id',
+    'duplicate_charge_explanation',
+    'duplicate_charge_documentation',
+  ],
+  customer_communication_text: ['customer_communication', 'customer_signature'],
+  refund_or_cancellation_policy_text: [
+    'refund_policy',
+    'refund_policy_disclosure',
+    'refund_refusal_explanation',
+    'cancellation_policy',
+    'cancellation_policy_disclosure',
+    'cancellation_rebuttal',
+  ],
+  recurring_transaction_agreement_text: ['recurring_transaction_agreement', 'subscription_agreement'],
+} as const satisfies Record<string, readonly string[]>;
+export type EvidenceTextField = keyof typeof evidenceTexts | 'additional_evidence_text';
+
+/** "Each text field is ≤ 500 characters" (ProvideEvidenceRequest). */
+export const maxEvidenceText = 500;
+const continued = '… (continued in the attached document)';
+
+/** The response's evidence as Checkout.com's text fields, each within its limit; the PDF holds it all. */
+export function evidenceTextFields(
+  evidence: Record<string, string | number | boolean>,
+): Partial<Record<EvidenceTextField, string>> {
+  const claimed = new Set<string>(Object.values(evidenceTexts).flat());
+  const line = (key: string) => `${labelOf(key)}: ${String(evidence[key])}`;
+  const present = (key: string) => Object.hasOwn(evidence, key) && String(evidence[key]).trim() !== '';
+  const texts: Partial<Record<EvidenceTextField, string>> = {};
+  for (const [field, keys] of Object.entries(evidenceTexts) as [EvidenceTextField, readonly string[]][]) {
+    const lines = keys.filter(present).map(line);
+    if (lines.length > 0) texts[field] = withinLimit(lines.join('\n'));
+  }
+  const rest = Object.keys(evidence)
+    .filter((key) => key !== 'uncategorized_text' && !claimed.has(key) && present(key))
+    .map(line);
+  const narrative = present('uncategorized_text') ? [String(evidence.uncategorized_text)] : [];
+  if (narrative.length + rest.length > 0) {
+    texts.additional_evidence_text = withinLimit([...narrative, ...rest].join('\n\n'));
+  }
+  return texts;
+}
+
+const labelOf = (key: string) => {
+  const words = key.replace(/[_\-.]+/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+};
+
+function withinLimit(text: string): string {
+  if (text.length <= maxEvidenceText) return text;
+  let cut = text.slice(0, maxEvidenceText - continued.length);
+  // Never end on half of a surrogate pair.
+  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
+  return `${cut.trimEnd()}${continued}`;
+}
