@@ -100,7 +100,11 @@ export class ProcessorHttp {
       ...(call.json !== undefined && { json: call.json }),
       ...(call.form && { form: call.form }),
       ...(call.body !== undefined && { body: call.body }),
-      retry: call.idempotent ? { limit: 2, methods: [call.method] } : { limit: 0 },
+      // A FormData body is a stream spent by the first send: got cannot send it again.
+      retry:
+        call.idempotent && !(call.body instanceof FormData)
+          ? { limit: 2, methods: [call.method] }
+          : { limit: 0 },
     } as OptionsOfTextResponseBody;
     const logged = {
       processor,

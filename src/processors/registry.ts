@@ -1,9 +1,16 @@
 import type { Processor } from '../domain/vocabulary.js';
+import { AdyenAdapter } from './adyen/adapter.js';
+import { AmexAdapter } from './amex/adapter.js';
+import { BraintreeAdapter } from './braintree/adapter.js';
 import { CheckoutAdapter } from './checkout/adapter.js';
 import type { AdapterContext } from './connection.js';
 import { MockAdapter } from './mock/adapter.js';
+import { PaypalAdapter } from './paypal/adapter.js';
 import { StandaloneAdapter } from './standalone/adapter.js';
+import { StripeAdapter } from './stripe/adapter.js';
 import type { MirroringAdapter, ProcessorAdapter } from './types.js';
+import { VantivAdapter } from './vantiv/adapter.js';
+import { WorldpayAdapter } from './worldpay/adapter.js';
 
 /**
  * Chooses the adapter that answers a dispute, by where the dispute came from, and the one that serves a
@@ -25,13 +32,21 @@ export class UnknownAdapterError extends Error {}
 
 /** The adapters of real processors, by the name accounts and disputes carry. */
 type AdapterClass = new (context: AdapterContext) => ProcessorAdapter;
-const processorAdapters: Partial<Record<Processor, AdapterClass>> = {
+const processorAdapters: Record<Processor, AdapterClass> = {
+  stripe: StripeAdapter,
+  braintree: BraintreeAdapter,
+  paypal: PaypalAdapter,
+  adyen: AdyenAdapter,
   checkout: CheckoutAdapter,
+  worldpay: WorldpayAdapter,
+  vantiv: VantivAdapter,
+  amex: AmexAdapter,
 };
 
-const capabilitiesOf = Object.entries(processorAdapters).flatMap(([name, Adapter]) =>
-  Adapter ? [{ name, ...new Adapter({}).capabilities }] : [],
-);
+const capabilitiesOf = Object.entries(processorAdapters).map(([name, Adapter]) => ({
+  name,
+  ...new Adapter({}).capabilities,
+}));
 
 /** Processors whose accounts are polled by a mirror job scheduler (jobs/schedules.ts). */
 export const polledProcessors: ReadonlySet<string> = new Set([
@@ -51,9 +66,7 @@ export function createAdapterRegistry(
   const connectable: Record<string, ProcessorAdapter> = {
     mock: options.mock ?? new MockAdapter(),
     ...Object.fromEntries(
-      Object.entries(processorAdapters).flatMap(([name, Adapter]) =>
-        Adapter ? [[name, new Adapter(context)]] : [],
-      ),
+      Object.entries(processorAdapters).map(([name, Adapter]) => [name, new Adapter(context)]),
     ),
   };
   const bySource: Record<string, ProcessorAdapter> = { ...connectable, api: new StandaloneAdapter() };

@@ -41,8 +41,8 @@ export interface AdapterSpec {
   processor: Processor;
   createAdapter(context: AdapterContext): ProcessorAdapter;
   startFake(): Promise<ContractFake>;
-  /** Credentials the fake takes, as the operator's credentials file holds them. */
-  credentials: Record<string, unknown>;
+  /** Credentials the fake takes, as the operator's credentials file holds them; null where none are needed. */
+  credentials: Record<string, unknown> | null;
   /** Well-formed credentials the fake refuses. */
   wrongCredentials: Record<string, unknown>;
   /**
@@ -50,6 +50,11 @@ export interface AdapterSpec {
    * at the fake), as it would POST them.
    */
   push?(fake: ContractFake, ids: string[]): { headers: Record<string, string>; body: Buffer }[];
+  /**
+   * The push with the dispute's id changed after signing, the signature kept. Default: the id replaced in
+   * the raw body (processors that encode their payload, like Braintree, say how).
+   */
+  tamper?(push: { headers: Record<string, string>; body: Buffer }, id: string): Buffer;
   /** Processors without a list call whose disputes come from a report file: the report for these ids. */
   report?(fake: ContractFake, ids: string[]): string;
 }
@@ -66,10 +71,13 @@ export function contractSubmission(
   connection: ProcessorConnection,
   idempotencyKey: string,
 ): SubmitEvidenceRequest {
-  const pdf = Buffer.from(
-    `%PDF-1.4\n% Rebuttal contract document for ${dispute.id}\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n`,
-  );
   const text = `Order 4711 for ${dispute.id} was delivered on 2026-10-01 and signed for by the customer.`;
+  // As the rendered document does, the PDF carries the evidence: processors that take documents only
+  // (Adyen) receive the text this way.
+  const pdf = Buffer.from(
+    `%PDF-1.4\n% Rebuttal contract document for ${dispute.id}\n% ${text} Tracking: TRACK-4711\n` +
+      '1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n',
+  );
   return {
     connection,
     dispute: {
@@ -123,13 +131,13 @@ export function adapterContract(spec: AdapterSpec): void {
     let fake: ContractFake;
     let adapter: ProcessorAdapter;
     const logs = capturingLogger();
-    const secrets = Object.values(spec.credentials).filter(
+    const secrets = Object.values(spec.credentials ?? {}).filter(
       (value): value is string => typeof value === 'string' && value.length >= 6,
     );
 
-    const connectionWith = (credentials: Record<string, unknown>): ProcessorConnection => ({
+    const connectionWith = (credentials: Record<string, unknown> | null): ProcessorConnection => ({
       account: contractAccount,
-      credentials: JSON.stringify(credentials),
+      credentials: credentials === null ? null : JSON.stringify(credentials),
       baseUrl: fake.server.url,
       readOnly: false,
     });
@@ -201,7 +209,8 @@ export function adapterContract(spec: AdapterSpec): void {
     });
 
     it('refuses malformed credentials at connect, with a message naming what is wrong', () => {
-      expect(adapter.checkCredentials?.(JSON.stringify(spec.credentials))).toBeNull();
+      const given = spec.credentials === null ? null : JSON.stringify(spec.credentials);
+      expect(adapter.checkCredentials?.(given)).toBeNull();
       expect(adapter.checkCredentials?.('not json')).toMatch(/JSON/);
       expect(adapter.checkCredentials?.('{}')).toEqual(expect.any(String));
     });
@@ -306,7 +315,7 @@ export function adapterContract(spec: AdapterSpec): void {
         // Portal processors make no calls at all: nothing can fail on the wire.
         return undefined;
       };
-      const failure = async (credentials?: Record<string, unknown>) => {
+      const failure = async (credentials?: Record<string, unknown> | null) => {
         try {
           await call(credentials);
         } catch (error) {
@@ -361,12 +370,16 @@ export function adapterContract(spec: AdapterSpec): void {
       if (!push) throw new Error('no push');
       const result = await adapter.parsePush({ connection: connection(), ...push });
       expect([...result.refresh, ...result.disputes.map((dispute) => dispute.id)]).toContain(id);
-      const tampered = Buffer.from(push.body.toString('utf8').replace(id, `${id}x`));
+      const tampered = spec.tamper
+        ? spec.tamper(push, id)
+        : Buffer.from(push.body.toString('utf8').replace(id, `${id}x`));
+      expect(tampered.equals(push.body)).toBe(false);
       await expect(
         adapter.parsePush({ connection: connection(), headers: push.headers, body: tampered }),
       ).rejects.toBeInstanceOf(PushRejectedError);
+      // An empty request carries no signature, wherever the processor puts it (a header, the body).
       await expect(
-        adapter.parsePush({ connection: connection(), headers: {}, body: push.body }),
+        adapter.parsePush({ connection: connection(), headers: {}, body: Buffer.alloc(0) }),
       ).rejects.toBeInstanceOf(PushRejectedError);
     });
 

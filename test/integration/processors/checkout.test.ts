@@ -9,15 +9,9 @@ import {
 import { type CheckoutFake, checkoutFakeCredentials, startCheckoutFake } from '../../fakes/checkout.js';
 import { multipartParts } from '../../fakes/harness.js';
 import { adapterContract, contractAccount, contractSubmission } from '../../helpers/adapter-contract.js';
+import { processorSpecs } from '../../helpers/processor-specs.js';
 
-adapterContract({
-  processor: 'checkout',
-  createAdapter: (context) => new CheckoutAdapter(context),
-  startFake: () => startCheckoutFake(),
-  credentials: checkoutFakeCredentials,
-  wrongCredentials: { secret_key: 'sk_sbox_notthekey00000000000000' },
-  push: (fake, ids) => ids.map((id) => (fake as CheckoutFake).webhook(id)),
-});
+adapterContract(processorSpecs.checkout);
 
 describe('checkout adapter against the fake Checkout.com', () => {
   let fake: CheckoutFake;

@@ -1,0 +1,219 @@
+import type { DisputeState } from '../../domain/states.js';
+import type { kinds, Reason } from '../../domain/vocabulary.js';
+import { networkReason } from '../network-reasons.js';
+import type { NormalizedDispute } from '../types.js';
+
+/**
+ * Adyen disputes in this service's vocabulary. Adyen has no dispute object to fetch: a dispute is known by
+ * its events (Standard webhooks, or rows of the Dispute transaction details report), each naming the
+ * dispute's PSP reference, an event code and, in additionalData, the dispute's status at that moment
+ * (docs.adyen.com/risk-management/disputes-api/dispute-notifications). The state is read from the two
+ * (PROCESSORS.md section 4.4): the event when it is an outcome in itself, else the status.
+ */
+
+type Kind = (typeof kinds)[number];
+
+/** `additionalData.disputeStatus` (absent for payments processed in Brazil). */
+export const disputeStatuses = ['Undefended', 'Pending', 'Won', 'Lost', 'Accepted', 'Expired'] as const;
+export type DisputeStatus = (typeof disputeStatuses)[number];
+
+/** A request for information is answered with a retrieval's states, every later stage with a chargeback's. */
+type Stage = 'retrieval' | 'chargeback';
+
+export const statusStates: Record<DisputeStatus, Record<Stage, DisputeState>> = {
+  Undefended: { chargeback: 'needs_response', retrieval: 'warning_needs_response' },
+  // Defended (by the merchant, or auto-defended by Adyen) and waiting for the issuer.
+  Pending: { chargeback: 'under_review', retrieval: 'warning_under_review' },
+  Won: { chargeback: 'won', retrieval: 'warning_closed' },
+  Lost: { chargeback: 'lost', retrieval: 'warning_closed' },
+  // Accepting concedes the dispute: the funds stay with the cardholder, as when it is lost.
+  Accepted: { chargeback: 'lost', retrieval: 'warning_closed' },
+  Expired: { chargeback: 'lost', retrieval: 'warning_closed' },
+};
+
+interface EventRuleBase {
+  /** `by_codes`: a retrieval while the event carries only RFI codes, else a chargeback. */
+  kind: Kind | 'by_codes';
+  /** The event raises the dispute or its current stage: its date is when it was disputed. */
+  opens: boolean;
+}
+
+/** An event that is an outcome in itself, or one whose state is the dispute's status. */
+export type EventRule = EventRuleBase &
+  (
+    | { outcome: DisputeState }
+    /** The status to read when the event carries none (Brazil). */
+    | { assumed: DisputeStatus }
+  );
+
+/**
+ * Dispute event codes (docs.adyen.com/api-explorer/Webhooks/1, the dispute events). Any other event code
+ * (AUTHORISATION, REFUND, ...) is not a dispute's and is ignored.
+ */
+export const eventRules: Record<string, EventRule> = {
+  REQUEST_FOR_INFORMATION: { kind: 'retrieval', opens: true, assumed: 'Undefended' },
+  // A fraud report from the issuer (TC40/SAFE): information only, nothing to answer.
+  NOTIFICATION_OF_FRAUD: { kind: 'retrieval', opens: true, outcome: 'warning_closed' },
+  NOTIFICATION_OF_CHARGEBACK: { kind: 'chargeback', opens: true, assumed: 'Undefended' },
+  CHARGEBACK: { kind: 'chargeback', opens: true, assumed: 'Undefended' },
+  // "Defense documents uploaded or dispute auto-defended": sent for RFIs and chargebacks alike.
+  INFORMATION_SUPPLIED: { kind: 'by_codes', opens: false, assumed: 'Pending' },
+  ISSUER_COMMENTS: { kind: 'by_codes', opens: false, assumed: 'Pending' },
+  // Not defended in time, or accepted: the status says which.
+  DISPUTE_DEFENSE_PERIOD_ENDED: { kind: 'by_codes', opens: false, assumed: 'Expired' },
+  // "The issuer accepted your defense of the dispute or did not respond in time."
+  ISSUER_RESPONSE_TIMEFRAME_EXPIRED: { kind: 'chargeback', opens: false, outcome: 'won' },
+  // Won, though a second chargeback may still follow.
+  CHARGEBACK_REVERSED: { kind: 'chargeback', opens: false, outcome: 'won' },
+  SECOND_CHARGEBACK: { kind: 'pre_arbitration', opens: true, outcome: 'lost' },
+  PREARBITRATION_WON: { kind: 'pre_arbitration', opens: false, outcome: 'won' },
+  PREARBITRATION_LOST: { kind: 'pre_arbitration', opens: false, outcome: 'lost' },
+};
+
+/** A scheme's reason code and the scheme that gave it (`visa`, `mc`, `amex`, ...). */
+export interface SchemeCode {
+  reason: string | null;
+  scheme: string | null;
+}
+
+/** One dispute event, from a webhook or a report row, in plain values. */
+export interface DisputeEvent {
+  /** The dispute's PSP reference: the same for all of a dispute's events. */
+  pspReference: string;
+  /** The disputed payment's PSP reference. */
+  originalReference: string | null;
+  eventCode: keyof typeof eventRules;
+  eventDate: Date;
+  /** Minor units, as Adyen's amounts are. */
+  amount: number | null;
+  currency: string | null;
+  status: DisputeStatus | null;
+  defendable: boolean | null;
+  /** `defensePeriodEndsAt`: the deadline. */
+  dueBy: Date | null;
+  /** When the dispute was raised, where the source says so (the report); else an opening event's date. */
+  disputedAt: Date | null;
+  chargedAt: Date | null;
+  chargeback: SchemeCode;
+  rfi: SchemeCode;
+  paymentMethod: string | null;
+  shopperReference: string | null;
+}
+
+const closedStates: ReadonlySet<DisputeState> = new Set(['won', 'lost', 'warning_closed', 'charge_refunded']);
+
+function kindOf(event: DisputeEvent): Kind {
+  const { kind } = eventRules[event.eventCode] as EventRule;
+  if (kind !== 'by_codes') return kind;
+  return event.chargeback.reason === null && event.rfi.reason !== null ? 'retrieval' : 'chargeback';
+}
+
+function stateOf(event: DisputeEvent, kind: Kind): DisputeState {
+  const rule = eventRules[event.eventCode] as EventRule;
+  if ('outcome' in rule) return rule.outcome;
+  const state = statusStates[event.status ?? rule.assumed][kind === 'retrieval' ? 'retrieval' : 'chargeback'];
+  // Some disputes cannot be defended at all (PROCESSORS.md 4.4): nothing to answer while they are open.
+  const answerable = state === 'needs_response' || state === 'warning_needs_response';
+  return answerable && event.defendable === false ? 'response_disabled' : state;
+}
+
+function reasonOf(event: DisputeEvent, kind: Kind): Reason {
+  if (event.eventCode === 'NOTIFICATION_OF_FRAUD') return 'fraudulent';
+  if (kind === 'retrieval') return 'retrieved';
+  return networkReason(event.chargeback.reason, event.chargeback.scheme ?? event.paymentMethod);
+}
+
+export function disputeFromEvent(event: DisputeEvent): NormalizedDispute {
+  const kind = kindOf(event);
+  const state = stateOf(event, kind);
+  const opens = (eventRules[event.eventCode] as EventRule).opens;
+  return {
+    id: event.pspReference,
+    state,
+    reason: reasonOf(event, kind),
+    kind,
+    chargedAt: event.chargedAt,
+    disputedAt: event.disputedAt ?? (opens ? event.eventDate : null),
+    dueBy: event.dueBy,
+    closedAt: closedStates.has(state) ? event.eventDate : null,
+    charge: event.originalReference,
+    isChargeRefundable: null,
+    amount: event.amount,
+    currency: event.currency?.toLowerCase() ?? null,
+    fee: null,
+    reversalAmount: null,
+    reversalTotal: null,
+    reversalCurrency: null,
+    customer: event.shopperReference,
+    customerName: null,
+    customerEmail: null,
+    customerPurchaseIp: null,
+    addressZip: null,
+    addressLine1Check: null,
+    addressZipCheck: null,
+    cvcCheck: null,
+    statementDescriptor: null,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Defending: which defense reason to defend with, and which of its document types our PDF is.
+
+/** `defenseDocumentTypes[].requirementLevel` of retrieveApplicableDefenseReasons. */
+type RequirementLevel = 'Required' | 'OneOrMore' | 'Optional' | 'AlternativeRequired';
+
+export interface DefenseReason {
+  defenseReasonCode: string;
+  defenseDocumentTypes: { defenseDocumentTypeCode: string; requirementLevel: string }[];
+}
+
+/** Adyen's generic defense document: the one the response PDF (the whole defense, in one file) is. */
+const genericDocumentType = 'DefenseMaterial';
+
+/**
+ * How well one PDF meets a defense reason, best first:
+ * 0. the reason requires exactly the generic DefenseMaterial (Adyen's SupplyDefenseMaterial reason);
+ * 1. the reason takes a generic document in place of its requirements (AlternativeRequired, where Adyen
+ *    has enabled it for the merchant);
+ * 2. the reason requires exactly one document, of another type;
+ * 3. the reason requires nothing but one or more of a set of documents.
+ * A reason that needs two documents or more cannot be met with one PDF.
+ */
+export function defenseFor(
+  reasons: readonly DefenseReason[],
+): { reason: string; documentType: string } | null {
+  let best: { rank: number; reason: string; documentType: string } | null = null;
+  for (const reason of reasons) {
+    const option = documentFor(reason);
+    if (option && (best === null || option.rank < best.rank)) {
+      best = { ...option, reason: reason.defenseReasonCode };
+    }
+  }
+  return best && { reason: best.reason, documentType: best.documentType };
+}
+
+function documentFor(reason: DefenseReason): { rank: number; documentType: string } | null {
+  const at = (level: RequirementLevel) =>
+    reason.defenseDocumentTypes
+      .filter((type) => type.requirementLevel === level)
+      .map((type) => type.defenseDocumentTypeCode);
+  const required = at('Required');
+  const [only] = required;
+  if (required.length === 1 && only === genericDocumentType) return { rank: 0, documentType: only };
+  const [alternative] = at('AlternativeRequired');
+  if (alternative) return { rank: 1, documentType: alternative };
+  if (required.length === 1 && only) return { rank: 2, documentType: only };
+  const anyOf = at('OneOrMore');
+  const pick = anyOf.find((type) => type === genericDocumentType) ?? anyOf[0];
+  if (required.length === 0 && pick) return { rank: 3, documentType: pick };
+  return null;
+}
+
+/** Adyen's size limit for a PDF defense document (Diners and Discover take 3 MB; 2 MB holds for all). */
+export const pdfLimitBytes = 2 * 1024 * 1024;
+
+/**
+ * `disputeServiceResult.errorMessage` texts that sending again will not change (PROCESSORS.md 4.2). Any
+ * other refusal inside a 200 is treated as passing: Adyen documents no list of them.
+ */
+export const permanentRefusals: readonly RegExp[] = [/dispute expired/i, /not defendable/i, /not found/i];

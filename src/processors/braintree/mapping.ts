@@ -1,0 +1,241 @@
+import { z } from 'zod';
+import type { DisputeState } from '../../domain/states.js';
+import type { kinds, Reason } from '../../domain/vocabulary.js';
+import type { NormalizedDispute } from '../types.js';
+import type { XmlValue } from './xml.js';
+
+/**
+ * Braintree's dispute object (gateway API, XML) in this service's vocabulary. Sources:
+ * https://developer.paypal.com/braintree/docs/reference/response/dispute/ and the SDKs' Dispute classes
+ * (braintree_ruby `dispute.rb`, braintree_python `dispute.py`), whose values are the lower-case forms the
+ * XML carries (the GraphQL API spells the same values upper-case).
+ */
+
+export const braintreeStatuses = [
+  'open',
+  'disputed',
+  'under_review',
+  'accepted',
+  'auto_accepted',
+  'expired',
+  'won',
+  'lost',
+] as const;
+export type BraintreeStatus = (typeof braintreeStatuses)[number];
+
+export const braintreeKinds = ['chargeback', 'pre_arbitration', 'retrieval'] as const;
+export type BraintreeKind = (typeof braintreeKinds)[number];
+
+/**
+ * Status → state, for disputes and for retrievals (requests for information, this service's warning_*
+ * states). Only processor-decided states (never `submitted` or `accepted`, which are this service's own):
+ * - DISPUTED (the merchant finalized its evidence; the bank decides) and UNDER_REVIEW (PayPal reviews it
+ *   internally) are both `under_review`;
+ * - ACCEPTED and AUTO_ACCEPTED (Braintree accepts on the merchant's behalf once the reply-by date passes)
+ *   and EXPIRED all leave the funds with the cardholder: `lost`. A dispute accepted through this service
+ *   shows `accepted` here until Braintree's own ACCEPTED arrives and decides it as `lost`;
+ * - a retrieval never moves funds: any decided status closes it (`warning_closed`).
+ */
+export const statusStates: Record<BraintreeStatus, { dispute: DisputeState; retrieval: DisputeState }> = {
+  open: { dispute: 'needs_response', retrieval: 'warning_needs_response' },
+  disputed: { dispute: 'under_review', retrieval: 'warning_under_review' },
+  under_review: { dispute: 'under_review', retrieval: 'warning_under_review' },
+  accepted: { dispute: 'lost', retrieval: 'warning_closed' },
+  auto_accepted: { dispute: 'lost', retrieval: 'warning_closed' },
+  expired: { dispute: 'lost', retrieval: 'warning_closed' },
+  won: { dispute: 'won', retrieval: 'warning_closed' },
+  lost: { dispute: 'lost', retrieval: 'warning_closed' },
+};
+
+/** Braintree's reasons (PROCESSORS.md 2.5); one it adds later is `general`, as networks' unknown codes. */
+export const reasonTable: Record<string, Reason> = {
+  cancelled_recurring_transaction: 'subscription_canceled',
+  credit_not_processed: 'credit_not_processed',
+  duplicate: 'duplicate',
+  fraud: 'fraudulent',
+  general: 'general',
+  invalid_account: 'incorrect_account_details',
+  not_recognized: 'unrecognized',
+  product_not_received: 'product_not_received',
+  product_unsatisfactory: 'product_unacceptable',
+  retrieval: 'retrieved',
+  transaction_amount_differs: 'transaction_amount_differs',
+};
+
+export const kindTable: Record<BraintreeKind, (typeof kinds)[number]> = {
+  chargeback: 'chargeback',
+  pre_arbitration: 'pre_arbitration',
+  retrieval: 'retrieval',
+};
+
+const closedStates: ReadonlySet<DisputeState> = new Set(['won', 'lost', 'warning_closed', 'charge_refunded']);
+
+const datePattern = /^\d{4}-\d{2}-\d{2}$/;
+const decimalPattern = /^-?\d+(\.\d+)?$/;
+
+const lowerCase = (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value);
+/** A list element: `type="array"` reads as a list already; a bare single child is a list of one. */
+export const list = <Item extends z.ZodType>(item: Item) =>
+  z.preprocess((value) => (value == null ? [] : Array.isArray(value) ? value : [value]), z.array(item));
+const text = z.string();
+const date = z.string().regex(datePattern, 'must be a date (YYYY-MM-DD)');
+const moment = z.string().refine((value) => !Number.isNaN(Date.parse(value)), 'must be a date and time');
+const decimal = z.string().regex(decimalPattern, 'must be a decimal amount');
+
+const statusEvent = z.object({
+  status: z.preprocess(lowerCase, z.string()).nullish(),
+  timestamp: moment.nullish(),
+  'effective-date': date.nullish(),
+});
+
+/** One piece of evidence: text evidence has `comments`, file evidence a `url` naming the file uploaded. */
+export const braintreeEvidence = z.object({
+  id: text,
+  comments: text.nullish(),
+  url: text.nullish(),
+  'created-at': moment.nullish(),
+  'sent-to-processor-at': text.nullish(),
+  category: text.nullish(),
+});
+export type BraintreeEvidence = z.infer<typeof braintreeEvidence>;
+
+export const braintreeDispute = z
+  .object({
+    id: text.min(1),
+    status: z.preprocess(lowerCase, z.enum(braintreeStatuses)),
+    // Disputes from before Braintree added kinds carry none; they were chargebacks.
+    kind: z.preprocess(lowerCase, z.enum(braintreeKinds)).nullish(),
+    reason: z.preprocess(lowerCase, text).nullish(),
+    'amount-disputed': decimal.nullish(),
+    amount: decimal.nullish(),
+    'currency-iso-code': z.string().regex(/^[A-Za-z]{3}$/, 'must be a currency code'),
+    'received-date': date.nullish(),
+    'reply-by-date': date.nullish(),
+    'created-at': moment.nullish(),
+    'updated-at': moment.nullish(),
+    'date-won': date.nullish(),
+    'status-history': list(statusEvent).nullish(),
+    evidence: list(braintreeEvidence).nullish(),
+    transaction: z.object({ id: text.nullish(), 'created-at': moment.nullish() }).nullish(),
+  })
+  .superRefine((dispute, context) => {
+    const amount = dispute['amount-disputed'] ?? dispute.amount;
+    if (amount != null && minorUnits(amount, dispute['currency-iso-code']) === undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['amount-disputed'],
+        message: `${amount} is not an amount in ${dispute['currency-iso-code']}`,
+      });
+    }
+  });
+export type BraintreeDispute = z.infer<typeof braintreeDispute>;
+
+/** Reads a parsed `<dispute>` element; throws the schema's error on one we cannot read. */
+export function readDispute(value: XmlValue): BraintreeDispute {
+  return braintreeDispute.parse(value);
+}
+
+export function stateOf(status: BraintreeStatus, kind: BraintreeKind): DisputeState {
+  const states = statusStates[status];
+  return kind === 'retrieval' ? states.retrieval : states.dispute;
+}
+
+export function reasonOf(reason: string | null | undefined): Reason {
+  return (reason && Object.hasOwn(reasonTable, reason) ? reasonTable[reason] : undefined) ?? 'general';
+}
+
+export function toNormalizedDispute(dispute: BraintreeDispute): NormalizedDispute {
+  const kind = dispute.kind ?? 'chargeback';
+  const state = stateOf(dispute.status, kind);
+  const currency = dispute['currency-iso-code'];
+  const amount = dispute['amount-disputed'] ?? dispute.amount;
+  return {
+    id: dispute.id,
+    state,
+    reason: reasonOf(dispute.reason),
+    kind: kindTable[kind],
+    chargedAt: momentOf(dispute.transaction?.['created-at']),
+    disputedAt: dayOf(dispute['received-date']) ?? momentOf(dispute['created-at']),
+    dueBy: dayOf(dispute['reply-by-date']),
+    closedAt: closedStates.has(state) ? closedAt(dispute) : null,
+    charge: dispute.transaction?.id ?? null,
+    isChargeRefundable: null,
+    amount: amount == null ? null : (minorUnits(amount, currency) ?? null),
+    currency: currency.toLowerCase(),
+    fee: null,
+    reversalAmount: null,
+    reversalTotal: null,
+    reversalCurrency: null,
+    customer: null,
+    customerName: null,
+    customerEmail: null,
+    customerPurchaseIp: null,
+    addressZip: null,
+    addressLine1Check: null,
+    addressZipCheck: null,
+    cvcCheck: null,
+    statementDescriptor: null,
+  };
+}
+
+/**
+ * When the dispute reached its current status: the latest status-history event of that status (its
+ * timestamp, else its effective date), else the dispute's last update. The history is documented as the
+ * dispute's status changes; disputes from before it existed fall back on `updated-at` and `date-won`.
+ */
+function closedAt(dispute: BraintreeDispute): Date | null {
+  const reached = (dispute['status-history'] ?? [])
+    .filter((event) => event.status === dispute.status)
+    .map((event) => momentOf(event.timestamp) ?? dayOf(event['effective-date']))
+    .filter((at): at is Date => at !== null)
+    .sort((a, b) => b.getTime() - a.getTime());
+  return reached[0] ?? momentOf(dispute['updated-at']) ?? dayOf(dispute['date-won']);
+}
+
+/**
+ * A date without time or zone (`reply-by-date`, `received-date`) as the start of that day in UTC: for a
+ * deadline that is the earliest it can mean wherever the merchant is, so work planned before it is early,
+ * never late (Braintree does not say in which zone its dates are).
+ */
+export function dayOf(value: string | null | undefined): Date | null {
+  return value ? new Date(`${value}T00:00:00Z`) : null;
+}
+
+function momentOf(value: string | null | undefined): Date | null {
+  return value ? new Date(value) : null;
+}
+
+const exponents = new Map<string, number>();
+
+/** Minor-unit digits of a currency (ISO 4217, via ICU: JPY 0, USD 2, BHD 3); 2 for a code ICU lacks. */
+export function minorUnitDigits(currency: string): number {
+  const code = currency.toUpperCase();
+  let digits = exponents.get(code);
+  if (digits === undefined) {
+    try {
+      digits = new Intl.NumberFormat('en-US', { style: 'currency', currency: code }).resolvedOptions()
+        .maximumFractionDigits;
+    } catch {
+      digits = undefined;
+    }
+    digits ??= 2;
+    exponents.set(code, digits);
+  }
+  return digits;
+}
+
+/**
+ * A decimal string in major units (`"12.34"`, Braintree's amounts) as an integer of minor units, exactly
+ * (no floating point); undefined when it has more significant decimals than the currency has, or is too
+ * large to count exactly. Extra zero decimals (`"1500.00"` yen) are harmless.
+ */
+export function minorUnits(decimal: string, currency: string): number | undefined {
+  const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(decimal);
+  if (!match) return undefined;
+  const [, sign, whole = '', fraction = ''] = match;
+  const digits = minorUnitDigits(currency);
+  if (/[1-9]/.test(fraction.slice(digits))) return undefined;
+  const value = Number(`${whole}${fraction.slice(0, digits).padEnd(digits, '0')}`);
+  if (!Number.isSafeInteger(value)) return undefined;
+  return sign === '-' && value !== 0 ? -value : value;
+}

@@ -1,0 +1,235 @@
+import { z } from 'zod';
+import { type PastPayment, pastPayment } from '../../domain/evidence.js';
+import { type AdapterContext, credentialProblem, readCredentials } from '../connection.js';
+import {
+  type AcceptDisputeRequest,
+  type Capabilities,
+  type DisputePage,
+  type GetDisputeRequest,
+  type ListDisputesRequest,
+  type NormalizedDispute,
+  type PastPaymentsRequest,
+  type ProcessorAdapter,
+  type ProcessorConnection,
+  ProcessorError,
+  PushRejectedError,
+  type PushRequest,
+  type PushResult,
+  type SubmitEvidenceRequest,
+  type SubmitEvidenceResult,
+} from '../types.js';
+import { StripeApi } from './api.js';
+import { evidenceForm, submissionMarker } from './evidence.js';
+import { listChanges } from './listing.js';
+import { awaitingResponse, normalizeDispute, type StripeCharge, type StripeDispute } from './mapping.js';
+import { verifyStripeSignature } from './signature.js';
+
+/**
+ * Stripe (docs.stripe.com/disputes/api). Credentials, as the JSON document given to `account connect`:
+ * - `secret_key` (required): the account's secret key (`sk_live_…`, `sk_test_…`) or a restricted key
+ *   (`rk_…`); its mode must be the account's. A restricted key needs Disputes and Files write, Events
+ *   read, and Charges read unless the account is read-only.
+ * - `webhook_secret` (optional): the signing secret of the account's webhook endpoint (`whsec_…`),
+ *   needed to take Stripe's pushes.
+ *
+ * Ingestion polls the disputes, then the dispute events (listing.ts); pushes name disputes to fetch
+ * again. Submission uploads the response PDF, then updates the dispute with the evidence and
+ * `submit=true`, both under idempotency keys derived from the submission's.
+ */
+
+const credentials = z.object({
+  secret_key: z
+    .string()
+    .regex(
+      /^(sk|rk)_(live|test)_\S+$/,
+      'must be a secret key (sk_live_…, sk_test_…) or a restricted key (rk_live_…, rk_test_…)',
+    ),
+  webhook_secret: z.string().startsWith('whsec_', 'must be a webhook signing secret (whsec_…)').optional(),
+});
+type StripeCredentials = z.infer<typeof credentials>;
+
+const pushedEvent = z.object({
+  type: z.string(),
+  data: z.object({ object: z.object({ id: z.string().min(1) }) }),
+});
+
+/** Stripe takes dispute evidence files of at most 5 MB (docs.stripe.com/file-upload). */
+const maxFileBytes = 5 * 1024 * 1024;
+
+export class StripeAdapter implements ProcessorAdapter {
+  readonly name = 'stripe';
+  readonly capabilities: Capabilities = {
+    list: true,
+    get: true,
+    submit: 'api',
+    fileUpload: true,
+    accept: true,
+    readOnly: true,
+    pastPayments: true,
+    push: true,
+    kinds: ['chargeback', 'retrieval'],
+  };
+  readonly #context: AdapterContext;
+
+  constructor(context: AdapterContext = {}) {
+    this.#context = context;
+  }
+
+  checkCredentials(text: string | null): string | null {
+    return credentialProblem(credentials, text);
+  }
+
+  listDisputes(request: ListDisputesRequest): Promise<DisputePage> {
+    return listChanges(this.#api(request.connection), request, this.#context.logger);
+  }
+
+  async getDispute(request: GetDisputeRequest): Promise<NormalizedDispute | null> {
+    const dispute = await this.#api(request.connection).retrieveDispute(request.id, null, {
+      withCharge: true,
+    });
+    return dispute && normalizeDispute(dispute);
+  }
+
+  /**
+   * Uploads the PDF, then submits the evidence with it. Stripe refuses evidence once a dispute has left
+   * needs_response, so the dispute is read first: one already carrying this submission's marker was
+   * submitted by an earlier attempt whose answer was lost (after Stripe's idempotency keys expire, 24
+   * hours, a repeat would be refused rather than replayed); one no longer awaiting a response is not
+   * asked again. No call of a submission is repeated inline: a lost answer surfaces as a transient error
+   * and the submission job's retry starts over from the read, under the same keys.
+   */
+  async submitEvidence(request: SubmitEvidenceRequest): Promise<SubmitEvidenceResult> {
+    const { dispute, response, idempotencyKey } = request;
+    const api = this.#api(request.connection);
+    const current = await api.retrieveDispute(dispute.id, dispute.accountId, {
+      withCharge: false,
+      retry: false,
+    });
+    if (!current) throw refusal(`Stripe knows no dispute '${dispute.id}'.`, 404);
+    if (current.metadata?.[submissionMarker] === idempotencyKey) return { reference: fileOf(current) };
+    if (!awaitingResponse.includes(current.status)) {
+      throw refusal(
+        `Stripe takes evidence only while a dispute awaits a response; '${dispute.id}' is ${current.status}.`,
+      );
+    }
+    if (response.document.pdf.length > maxFileBytes) {
+      throw refusal(
+        `The response document is ${response.document.pdf.length} bytes; Stripe takes at most 5 MB.`,
+      );
+    }
+    // The document and the update are the steps of one submission: each key is the submission's own, so
+    // a retry reuses the file uploaded before and replays an update that went through.
+    const fileId = await api.uploadEvidenceFile({
+      pdf: response.document.pdf,
+      filename: response.document.filename,
+      idempotencyKey: `${idempotencyKey}-file`,
+      account: dispute.accountId,
+    });
+    const form = evidenceForm(response.evidence, fileId, idempotencyKey);
+    const updated = await api.updateDispute(dispute.id, form, idempotencyKey, dispute.accountId);
+    return { reference: fileOf(updated) ?? fileId };
+  }
+
+  /** Closes the dispute: Stripe records it lost (docs.stripe.com/api/disputes/close). */
+  async acceptDispute(request: AcceptDisputeRequest): Promise<void> {
+    const { dispute, idempotencyKey } = request;
+    await this.#api(request.connection).closeDispute(dispute.id, idempotencyKey, dispute.accountId);
+  }
+
+  /**
+   * Successful, undisputed charges made earlier with the disputed charge's card, found by the card's
+   * fingerprint (docs.stripe.com/search#query-fields-for-charges). Read-only accounts gave no access to
+   * charges: none are looked up.
+   */
+  async pastPayments(request: PastPaymentsRequest): Promise<PastPayment[]> {
+    const { dispute, connection, limit } = request;
+    if (connection.readOnly || !dispute.charge || limit < 1) return [];
+    const api = this.#api(connection);
+    const charge = await api.retrieveCharge(dispute.charge, dispute.accountId);
+    const fingerprint = charge.payment_method_details?.card?.fingerprint;
+    // Fingerprints are alphanumeric; anything else would not be a value in a search query.
+    if (!fingerprint || !/^[A-Za-z0-9]+$/.test(fingerprint)) return [];
+    const query = [
+      `payment_method_details.card.fingerprint:"${fingerprint}"`,
+      'status:"succeeded"',
+      'disputed:"false"',
+      `created<${charge.created}`,
+    ].join(' AND ');
+    const found = await api.searchCharges(query, Math.min(limit, 100), dispute.accountId);
+    return found.data
+      .filter((earlier) => earlier.id !== charge.id)
+      .sort((a, b) => b.created - a.created)
+      .map(pastPaymentOf)
+      .filter((payment): payment is PastPayment => payment !== null)
+      .slice(0, limit);
+  }
+
+  /**
+   * A Stripe webhook: verified with the endpoint's signing secret, and for a dispute event the dispute
+   * to fetch again (the event's own snapshot may be older than another event delivered before it).
+   */
+  async parsePush(request: PushRequest): Promise<PushResult> {
+    const secret = this.#credentials(request.connection).webhook_secret;
+    if (!secret) throw new PushRejectedError("The account's credentials have no webhook_secret.");
+    const now = Math.floor(Date.now() / 1000);
+    verifyStripeSignature(request.headers['stripe-signature'], request.body, secret, now);
+    let event: z.infer<typeof pushedEvent>;
+    try {
+      event = pushedEvent.parse(JSON.parse(request.body.toString('utf8')));
+    } catch {
+      throw new PushRejectedError('The push is not a Stripe event.');
+    }
+    return { refresh: event.type.startsWith('charge.dispute.') ? [event.data.object.id] : [], disputes: [] };
+  }
+
+  #credentials(connection: ProcessorConnection): StripeCredentials {
+    return readCredentials('stripe', credentials, connection);
+  }
+
+  #api(connection: ProcessorConnection): StripeApi {
+    const { secret_key: key } = this.#credentials(connection);
+    // One key serves one mode (docs.stripe.com/keys): a test key on a live account would mirror test data.
+    if (/^(sk|rk)_live_/.test(key) !== connection.account.livemode) {
+      throw refusal(
+        `The account is in ${connection.account.livemode ? 'live' : 'test'} mode but its key is not.`,
+      );
+    }
+    return new StripeApi(this.#context, connection, key);
+  }
+}
+
+const refusal = (message: string, status?: number) =>
+  new ProcessorError('stripe', message, { retryable: false, ...(status === undefined ? {} : { status }) });
+
+const fileOf = (dispute: StripeDispute): string | null => {
+  const file = dispute.evidence?.uncategorized_file;
+  return file ? (typeof file === 'string' ? file : file.id) : null;
+};
+
+/** A charge as a past payment of the evidence (API.md, past_payments); null if it does not fit one. */
+function pastPaymentOf(charge: StripeCharge): PastPayment | null {
+  const customer = typeof charge.customer === 'object' ? charge.customer?.id : charge.customer;
+  const address = charge.shipping?.address;
+  const shipping = address
+    ? [
+        address.line1,
+        address.line2,
+        [address.postal_code, address.city].filter(Boolean).join(' '),
+        address.state,
+        address.country,
+      ]
+        .filter(Boolean)
+        .join(', ')
+    : '';
+  const candidate = {
+    id: charge.id,
+    amount: charge.amount,
+    currency: charge.currency.toLowerCase(),
+    charged_at: charge.created,
+    ...(charge.description ? { item_description: charge.description.slice(0, 1000) } : {}),
+    ...(customer ? { user_id: customer } : {}),
+    ...(shipping ? { shipping_address: shipping.slice(0, 1000) } : {}),
+  };
+  const checked = pastPayment.safeParse(candidate);
+  return checked.success ? checked.data : null;
+}

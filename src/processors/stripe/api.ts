@@ -1,0 +1,235 @@
+import { z } from 'zod';
+import { type AdapterContext, openHttp } from '../connection.js';
+import type { HttpCall, ProcessorHttp } from '../http.js';
+import { type ProcessorConnection, ProcessorError } from '../types.js';
+import {
+  disputeEventTypes,
+  type StripeDispute,
+  stripeCharge,
+  stripeDispute,
+  stripeEvent,
+  stripeList,
+  stripeSearch,
+} from './mapping.js';
+
+/**
+ * The Stripe calls the adapter makes, for one connected account: authentication, the pinned API version,
+ * `Stripe-Account` for disputes of connected accounts, expansion of charges, idempotency keys, and the
+ * shapes of the answers. Every call goes through the one HTTP layer (../http.ts).
+ */
+
+/**
+ * Every call names the API version its answers are read in, whatever the account's default
+ * (docs.stripe.com/api/versioning): the shapes in mapping.ts are this version's. Charge search needs
+ * 2020-08-27 or later (docs.stripe.com/search#limitations).
+ */
+export const stripeApiVersion = '2024-06-20';
+
+const hosts = { live: 'https://api.stripe.com', test: 'https://api.stripe.com' };
+/** Uploads go to their own host (docs.stripe.com/file-upload); an account's --base-url replaces both. */
+const filesHost = 'https://files.stripe.com';
+
+/**
+ * Below Stripe's published limits of 100 calls a second in live mode and 25 in a sandbox
+ * (docs.stripe.com/rate-limits), leaving room for the merchant's own integration on the same account.
+ */
+const perSecond = { live: 80, test: 20 };
+
+const disputeList = stripeList(stripeDispute);
+const eventList = stripeList(stripeEvent);
+const chargeSearch = stripeSearch(stripeCharge);
+const uploadedFile = z.object({ id: z.string().min(1), object: z.literal('file') });
+
+export interface EventQuery {
+  limit: number;
+  /** Events newer than this one (the list is newest first: the page just above it). */
+  endingBefore?: string;
+  /** Events older than this one. */
+  startingAfter?: string;
+  /** Events created at or after this unix time. */
+  createdFrom?: number;
+}
+
+export class StripeApi {
+  readonly #http: ProcessorHttp;
+  readonly #filesUrl: string;
+  /** Read-only accounts gave dispute-level access only: their disputes come without the charge. */
+  readonly #expandCharges: boolean;
+
+  constructor(context: AdapterContext, connection: ProcessorConnection, secretKey: string) {
+    const livemode = connection.account.livemode;
+    this.#http = openHttp(context, connection, {
+      processor: 'stripe',
+      hosts,
+      perSecond: livemode ? perSecond.live : perSecond.test,
+      headers: { authorization: `Bearer ${secretKey}`, 'stripe-version': stripeApiVersion },
+    });
+    this.#filesUrl = `${(connection.baseUrl ?? filesHost).replace(/\/+$/, '')}/v1/files`;
+    this.#expandCharges = !connection.readOnly;
+  }
+
+  /**
+   * The dispute now, with its charge expanded when asked and the account allows; null when Stripe knows
+   * no such dispute. `retry: false` leaves a lost answer to the caller's own retry.
+   */
+  async retrieveDispute(
+    id: string,
+    account: string | null,
+    options: { withCharge: boolean; retry?: boolean },
+  ): Promise<StripeDispute | null> {
+    const answer = await this.#http.send({
+      method: 'GET',
+      path: `v1/disputes/${encodeURIComponent(id)}`,
+      searchParams: options.withCharge && this.#expandCharges ? { 'expand[]': 'charge' } : undefined,
+      headers: onBehalfOf(account),
+      idempotent: options.retry ?? true,
+      answers: [404],
+    });
+    if (answer.status === 404) return null;
+    return this.#http.read(answer, stripeDispute, JSON.parse);
+  }
+
+  /** One page of the account's disputes, newest first (docs.stripe.com/api/disputes/list). */
+  listDisputes(query: { limit: number; startingAfter: string | null }) {
+    const params = new URLSearchParams({ limit: String(query.limit) });
+    if (query.startingAfter) params.set('starting_after', query.startingAfter);
+    if (this.#expandCharges) params.append('expand[]', 'data.charge');
+    return this.#http.json(
+      { method: 'GET', path: 'v1/disputes', searchParams: params, idempotent: true },
+      disputeList,
+    );
+  }
+
+  /** One page of the account's dispute events, newest first (docs.stripe.com/api/events/list). */
+  listEvents(query: EventQuery) {
+    const params = new URLSearchParams({ limit: String(query.limit) });
+    for (const type of disputeEventTypes) params.append('types[]', type);
+    if (query.endingBefore) params.set('ending_before', query.endingBefore);
+    if (query.startingAfter) params.set('starting_after', query.startingAfter);
+    if (query.createdFrom !== undefined) params.set('created[gte]', String(query.createdFrom));
+    return this.#http.json(
+      { method: 'GET', path: 'v1/events', searchParams: params, idempotent: true },
+      eventList,
+    );
+  }
+
+  /**
+   * Uploads the response document (docs.stripe.com/file-upload). The body is encoded once, so a repeat
+   * of the call sends the same bytes under the same idempotency key.
+   */
+  async uploadEvidenceFile(file: {
+    pdf: Buffer;
+    filename: string;
+    idempotencyKey: string;
+    account: string | null;
+  }): Promise<string> {
+    const form = new FormData();
+    form.set('purpose', 'dispute_evidence');
+    form.set('file', new Blob([new Uint8Array(file.pdf)], { type: 'application/pdf' }), file.filename);
+    const encoded = new Request(this.#filesUrl, { method: 'POST', body: form });
+    const uploaded = await this.#keyed(
+      {
+        method: 'POST',
+        path: this.#filesUrl,
+        body: Buffer.from(await encoded.arrayBuffer()),
+        headers: {
+          'content-type': encoded.headers.get('content-type') ?? 'multipart/form-data',
+          ...onBehalfOf(file.account),
+        },
+      },
+      file.idempotencyKey,
+      uploadedFile,
+    );
+    return uploaded.id;
+  }
+
+  /** Updates a dispute: evidence, metadata, submit (docs.stripe.com/api/disputes/update). */
+  updateDispute(id: string, form: Record<string, string>, idempotencyKey: string, account: string | null) {
+    return this.#keyed(
+      {
+        method: 'POST',
+        path: `v1/disputes/${encodeURIComponent(id)}`,
+        form,
+        headers: onBehalfOf(account),
+      },
+      idempotencyKey,
+      stripeDispute,
+    );
+  }
+
+  /** Concedes a dispute (docs.stripe.com/api/disputes/close); a repeat under the same key is replayed. */
+  closeDispute(id: string, idempotencyKey: string, account: string | null) {
+    return this.#keyed(
+      {
+        method: 'POST',
+        path: `v1/disputes/${encodeURIComponent(id)}/close`,
+        headers: onBehalfOf(account),
+        idempotent: true,
+      },
+      idempotencyKey,
+      stripeDispute,
+    );
+  }
+
+  retrieveCharge(id: string, account: string | null) {
+    return this.#http.json(
+      {
+        method: 'GET',
+        path: `v1/charges/${encodeURIComponent(id)}`,
+        headers: onBehalfOf(account),
+        idempotent: true,
+      },
+      stripeCharge,
+    );
+  }
+
+  /** Charges matching a search query (docs.stripe.com/api/charges/search, docs.stripe.com/search). */
+  searchCharges(query: string, limit: number, account: string | null) {
+    return this.#http.json(
+      {
+        method: 'GET',
+        path: 'v1/charges/search',
+        searchParams: { query, limit },
+        headers: onBehalfOf(account),
+        idempotent: true,
+      },
+      chargeSearch,
+    );
+  }
+
+  /**
+   * A write under Stripe's idempotency key (docs.stripe.com/api/idempotent_requests): a repeat gets the
+   * first answer again. A 409 means a request with the same key is still running at Stripe: worth
+   * sending again shortly, unlike other refusals.
+   */
+  async #keyed<Schema extends z.ZodType>(
+    call: HttpCall,
+    idempotencyKey: string,
+    schema: Schema,
+  ): Promise<z.infer<Schema>> {
+    const answer = await this.#http.send({
+      ...call,
+      headers: { ...call.headers, 'idempotency-key': idempotencyKey },
+      answers: [409],
+    });
+    if (answer.status === 409) {
+      throw new ProcessorError(
+        'stripe',
+        'Stripe is still handling a request with the same idempotency key.',
+        {
+          retryable: true,
+          status: 409,
+          excerpt: this.#http.excerpt(answer.body),
+        },
+      );
+    }
+    return this.#http.read(answer, schema, JSON.parse);
+  }
+}
+
+/**
+ * Calls about a connected account's own objects (Connect direct charges) name the account
+ * (docs.stripe.com/connect/authentication).
+ */
+const onBehalfOf = (account: string | null): Record<string, string> =>
+  account ? { 'stripe-account': account } : {};

@@ -1,0 +1,128 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import { type AdapterContext, credentialProblem, readCredentials } from '../connection.js';
+import {
+  type Capabilities,
+  type NormalizedDispute,
+  type ProcessorAdapter,
+  PushRejectedError,
+  type PushRequest,
+  type PushResult,
+  type SubmitEvidenceRequest,
+  type SubmitEvidenceResult,
+} from '../types.js';
+import { disputeFromRecord, eventSchema, isDisputeEvent, recordOfEvent } from './mapping.js';
+import { readWorldpayReport } from './report.js';
+
+/**
+ * Worldpay (Access Worldpay). Worldpay publishes no API to list, fetch, answer or accept disputes
+ * (PROCESSORS.md section 6): disputes arrive by its Events webhook (parsePush) or the dispute list exported
+ * from its portal (`dispute import`), and a response is a package the merchant uploads in the Worldpay
+ * Dashboard (submit: portal). This adapter makes no HTTP calls.
+ *
+ * Credentials (the JSON document given to `account connect`), from the Implementation Manager who
+ * enables the Event-Signature header (docs.worldpay.com/access/products/events/signature):
+ * - `webhook_key_id`: the numeric keyId the signatures to check carry;
+ * - `webhook_secret`: the shared secret of that key.
+ */
+
+const processor = 'worldpay';
+
+const credentialsSchema = z.object({
+  webhook_key_id: z
+    .union([
+      z.string().regex(/^\d+$/, 'must be the numeric keyId of the signing key'),
+      z.number().int().min(0),
+    ])
+    .transform(String),
+  webhook_secret: z.string().min(1),
+});
+
+export class WorldpayAdapter implements ProcessorAdapter {
+  readonly name = processor;
+  readonly capabilities: Capabilities = {
+    list: false,
+    get: false,
+    submit: 'portal',
+    fileUpload: false,
+    accept: false,
+    readOnly: true,
+    pastPayments: false,
+    push: true,
+    kinds: ['chargeback', 'pre_arbitration', 'retrieval'],
+  };
+  readonly #context: AdapterContext;
+
+  constructor(context: AdapterContext = {}) {
+    this.#context = context;
+  }
+
+  checkCredentials(credentials: string | null): string | null {
+    return credentialProblem(credentialsSchema, credentials);
+  }
+
+  /** Nothing is sent: the response package waits for the merchant to upload it in the Dashboard. */
+  async submitEvidence(request: SubmitEvidenceRequest): Promise<SubmitEvidenceResult> {
+    this.#context.logger?.info(
+      { processor, dispute: request.dispute.id, document: request.response.document.id },
+      'worldpay response package left for upload in the Worldpay Dashboard',
+    );
+    return { reference: null, delivery: 'portal' };
+  }
+
+  /**
+   * One Events webhook: its Event-Signature header holds one or more `{keyId}/SHA256/{hex HMAC}`, in any
+   * order; the one under our key id must be the HMAC of the exact body under the shared secret. Events
+   * that are not a dispute's (authorized, settled, ...) are acknowledged and left out.
+   */
+  async parsePush(request: PushRequest): Promise<PushResult> {
+    const credentials = readCredentials(processor, credentialsSchema, request.connection);
+    verifySignature(request.headers['event-signature'], request.body, credentials);
+    let body: unknown;
+    try {
+      body = JSON.parse(request.body.toString('utf8'));
+    } catch {
+      throw new PushRejectedError('the body is not JSON');
+    }
+    const read = eventSchema.safeParse(body);
+    if (!read.success) {
+      const issue = read.error.issues[0];
+      throw new PushRejectedError(`not a Worldpay event (${issue?.path.join('.')}: ${issue?.message})`);
+    }
+    const disputes: NormalizedDispute[] = [];
+    if (isDisputeEvent(read.data)) {
+      const record = recordOfEvent(read.data);
+      if (!record) throw new PushRejectedError(`event ${read.data.eventId} has a date that cannot be read`);
+      disputes.push(disputeFromRecord(record));
+    }
+    this.#context.logger?.debug({ processor, disputes: disputes.length }, 'worldpay push read');
+    return { refresh: [], disputes };
+  }
+
+  readReport(csv: string): NormalizedDispute[] {
+    return readWorldpayReport(csv);
+  }
+}
+
+function verifySignature(
+  header: string | string[] | undefined,
+  body: Buffer,
+  credentials: z.infer<typeof credentialsSchema>,
+): void {
+  const signatures = (Array.isArray(header) ? header.join(',') : (header ?? ''))
+    .split(',')
+    .map((part) => part.trim().split('/'))
+    .filter((parts) => parts.length === 3);
+  if (signatures.length === 0) throw new PushRejectedError('no Event-Signature header');
+  const ours = signatures.find(
+    ([keyId, hash]) => keyId === credentials.webhook_key_id && hash?.toUpperCase() === 'SHA256',
+  );
+  if (!ours) {
+    throw new PushRejectedError(`no SHA256 signature under key id ${credentials.webhook_key_id}`);
+  }
+  const expected = createHmac('sha256', credentials.webhook_secret).update(body).digest();
+  const given = Buffer.from(ours[2] ?? '', 'hex');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    throw new PushRejectedError('the Event-Signature does not match the body');
+  }
+}

@@ -1,0 +1,233 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type DefenseReason,
+  type DisputeEvent,
+  type DisputeStatus,
+  defenseFor,
+  disputeFromEvent,
+  eventRules,
+  permanentRefusals,
+  statusStates,
+} from '../../../src/processors/adyen/mapping.js';
+
+const raised = new Date('2026-10-01T09:30:00Z');
+
+function event(overrides: Partial<DisputeEvent> = {}): DisputeEvent {
+  return {
+    pspReference: '9915000000000001',
+    originalReference: '8815000000000001',
+    eventCode: 'NOTIFICATION_OF_CHARGEBACK',
+    eventDate: raised,
+    amount: 1250,
+    currency: 'EUR',
+    status: 'Undefended',
+    defendable: true,
+    dueBy: new Date('2026-10-21T09:30:00Z'),
+    disputedAt: null,
+    chargedAt: null,
+    chargeback: { reason: '10.4', scheme: 'visa' },
+    rfi: { reason: null, scheme: null },
+    paymentMethod: 'visa',
+    shopperReference: null,
+    ...overrides,
+  };
+}
+
+describe('adyen disputeStatus to state', () => {
+  it.each([
+    ['Undefended', 'needs_response', 'warning_needs_response'],
+    ['Pending', 'under_review', 'warning_under_review'],
+    ['Won', 'won', 'warning_closed'],
+    ['Lost', 'lost', 'warning_closed'],
+    ['Accepted', 'lost', 'warning_closed'],
+    ['Expired', 'lost', 'warning_closed'],
+  ] as const)('%s is %s for a chargeback and %s for a request for information', (status, chargeback, rfi) => {
+    expect(statusStates[status]).toEqual({ chargeback, retrieval: rfi });
+    expect(disputeFromEvent(event({ eventCode: 'CHARGEBACK', status })).state).toBe(chargeback);
+    const request = event({
+      eventCode: 'REQUEST_FOR_INFORMATION',
+      status,
+      chargeback: { reason: null, scheme: null },
+      rfi: { reason: '28', scheme: 'visa' },
+    });
+    expect(disputeFromEvent(request).state).toBe(rfi);
+  });
+});
+
+describe('adyen event codes', () => {
+  // [event code, its status, the state, the kind, whether the event date is when it was disputed]
+  const rows: [string, DisputeStatus | null, string, string, boolean][] = [
+    ['REQUEST_FOR_INFORMATION', null, 'warning_needs_response', 'retrieval', true],
+    ['NOTIFICATION_OF_FRAUD', 'Undefended', 'warning_closed', 'retrieval', true],
+    ['NOTIFICATION_OF_CHARGEBACK', null, 'needs_response', 'chargeback', true],
+    ['NOTIFICATION_OF_CHARGEBACK', 'Pending', 'under_review', 'chargeback', true],
+    ['CHARGEBACK', null, 'needs_response', 'chargeback', true],
+    ['CHARGEBACK', 'Lost', 'lost', 'chargeback', true],
+    ['INFORMATION_SUPPLIED', null, 'under_review', 'chargeback', false],
+    ['ISSUER_COMMENTS', null, 'under_review', 'chargeback', false],
+    ['ISSUER_COMMENTS', 'Lost', 'lost', 'chargeback', false],
+    ['DISPUTE_DEFENSE_PERIOD_ENDED', null, 'lost', 'chargeback', false],
+    ['DISPUTE_DEFENSE_PERIOD_ENDED', 'Accepted', 'lost', 'chargeback', false],
+    ['ISSUER_RESPONSE_TIMEFRAME_EXPIRED', 'Pending', 'won', 'chargeback', false],
+    ['CHARGEBACK_REVERSED', 'Won', 'won', 'chargeback', false],
+    ['SECOND_CHARGEBACK', 'Undefended', 'lost', 'pre_arbitration', true],
+    ['PREARBITRATION_WON', 'Pending', 'won', 'pre_arbitration', false],
+    ['PREARBITRATION_LOST', null, 'lost', 'pre_arbitration', false],
+  ];
+
+  it('every dispute event code has a row here', () => {
+    expect(new Set(rows.map(([code]) => code))).toEqual(new Set(Object.keys(eventRules)));
+  });
+
+  it.each(rows)('%s with status %s is %s, a %s', (eventCode, status, state, kind, opens) => {
+    const dispute = disputeFromEvent(event({ eventCode, status }));
+    expect(dispute.state).toBe(state);
+    expect(dispute.kind).toBe(kind);
+    expect(dispute.disputedAt).toEqual(opens ? raised : null);
+    const closed = ['won', 'lost', 'warning_closed'].includes(state);
+    expect(dispute.closedAt).toEqual(closed ? raised : null);
+  });
+
+  it('an event that names only RFI codes is a retrieval: an answered request for information is under review', () => {
+    const answered = event({
+      eventCode: 'INFORMATION_SUPPLIED',
+      status: 'Pending',
+      chargeback: { reason: null, scheme: null },
+      rfi: { reason: '33', scheme: 'visa' },
+    });
+    expect(disputeFromEvent(answered)).toMatchObject({
+      kind: 'retrieval',
+      state: 'warning_under_review',
+      reason: 'retrieved',
+    });
+  });
+
+  it.each([
+    ['Undefended', 'response_disabled'],
+    ['Pending', 'under_review'],
+    ['Lost', 'lost'],
+  ] as const)('an undefendable dispute that is %s is %s', (status, state) => {
+    expect(disputeFromEvent(event({ status, defendable: false })).state).toBe(state);
+  });
+
+  it('the report gives when the dispute was raised, whatever the event', () => {
+    const disputedAt = new Date('2026-09-30T12:00:00Z');
+    expect(disputeFromEvent(event({ eventCode: 'CHARGEBACK_REVERSED', disputedAt })).disputedAt).toEqual(
+      disputedAt,
+    );
+  });
+});
+
+describe('adyen reasons', () => {
+  it.each([
+    ['visa', '10.4', null, 'fraudulent'],
+    ['visa', '13.1', null, 'product_not_received'],
+    ['mc', '4853', null, 'product_unacceptable'],
+    ['mc', '4837', null, 'fraudulent'],
+    ['amex', 'F29', null, 'fraudulent'],
+    ['amex', 'C08', null, 'product_not_received'],
+    [null, '4834', 'mc', 'duplicate'],
+    ['visa', '99.9', null, 'general'],
+    [null, null, 'visa', 'general'],
+  ])('scheme %s code %s (payment method %s) is %s', (scheme, reason, paymentMethod, expected) => {
+    const dispute = disputeFromEvent(event({ chargeback: { reason, scheme }, paymentMethod }));
+    expect(dispute.reason).toBe(expected);
+  });
+
+  it('a notification of fraud is fraudulent, and a request for information is retrieved', () => {
+    expect(disputeFromEvent(event({ eventCode: 'NOTIFICATION_OF_FRAUD' })).reason).toBe('fraudulent');
+    expect(disputeFromEvent(event({ eventCode: 'REQUEST_FOR_INFORMATION' })).reason).toBe('retrieved');
+  });
+});
+
+describe('adyen disputes', () => {
+  it('carry the payment as the charge, the deadline, the shopper, and the amount as Adyen gives it', () => {
+    const dispute = disputeFromEvent(event({ shopperReference: 'shopper-1', currency: 'KWD', amount: 3125 }));
+    expect(dispute).toMatchObject({
+      id: '9915000000000001',
+      charge: '8815000000000001',
+      dueBy: new Date('2026-10-21T09:30:00Z'),
+      customer: 'shopper-1',
+      amount: 3125,
+      currency: 'kwd',
+    });
+  });
+});
+
+describe('adyen defense reason choice', () => {
+  const reason = (code: string, ...documents: [string, string][]): DefenseReason => ({
+    defenseReasonCode: code,
+    defenseDocumentTypes: documents.map(([type, level]) => ({
+      defenseDocumentTypeCode: type,
+      requirementLevel: level,
+    })),
+  });
+  const supplyDefenseMaterial = reason(
+    'SupplyDefenseMaterial',
+    ['TIDorInvoice', 'Optional'],
+    ['DefenseMaterial', 'Required'],
+    ['AlternativeDefenseMaterial', 'AlternativeRequired'],
+  );
+  const twoDocuments = reason(
+    'GoodsOrServicesProvided',
+    ['ProofOfDelivery', 'Required'],
+    ['Invoice', 'Required'],
+  );
+  const alternative = reason(
+    'MerchandiseReceived',
+    ['ProofOfDelivery', 'Required'],
+    ['Invoice', 'Required'],
+    ['AlternativeDefenseMaterial', 'AlternativeRequired'],
+  );
+  const oneOther = reason('CreditOrCancellationPolicyProperlyDisclosed', ['CancellationPolicy', 'Required']);
+  const anyOf = reason('InvalidChargeback', ['Receipt', 'OneOrMore'], ['DefenseMaterial', 'OneOrMore']);
+  const anyOther = reason('NotRecurring', ['Receipt', 'OneOrMore'], ['Contract', 'OneOrMore']);
+
+  it.each([
+    [
+      'the sole generic requirement, wherever it is listed',
+      [twoDocuments, oneOther, supplyDefenseMaterial],
+      'SupplyDefenseMaterial',
+      'DefenseMaterial',
+    ],
+    [
+      'a generic stand-in before one specific document',
+      [oneOther, alternative],
+      'MerchandiseReceived',
+      'AlternativeDefenseMaterial',
+    ],
+    [
+      'one specific required document',
+      [twoDocuments, oneOther],
+      'CreditOrCancellationPolicyProperlyDisclosed',
+      'CancellationPolicy',
+    ],
+    ['the generic one of a set', [anyOf], 'InvalidChargeback', 'DefenseMaterial'],
+    ['the first of a set', [anyOther], 'NotRecurring', 'Receipt'],
+    [
+      'the first of equals, in the order Adyen lists them',
+      [oneOther, reason('Other', ['Letter', 'Required'])],
+      'CreditOrCancellationPolicyProperlyDisclosed',
+      'CancellationPolicy',
+    ],
+  ])('prefers %s', (_what, reasons, expected, documentType) => {
+    expect(defenseFor(reasons)).toEqual({ reason: expected, documentType });
+  });
+
+  it('finds none when every reason needs several documents, or none is offered', () => {
+    expect(defenseFor([twoDocuments])).toBeNull();
+    expect(defenseFor([])).toBeNull();
+  });
+});
+
+describe('adyen refusals', () => {
+  it.each([
+    ['Dispute expired.', true],
+    ['Dispute is not defendable.', true],
+    ['Dispute not found.', true],
+    ['Defense material is not sufficient for this defense reason.', false],
+    ['Internal error, please try again.', false],
+  ])('"%s" is final: %s', (message, final) => {
+    expect(permanentRefusals.some((pattern) => pattern.test(message))).toBe(final);
+  });
+});
