@@ -66,8 +66,14 @@ export async function pollAccount(
     const adapter = usableAdapter(deps.adapters, account.processor);
     const connection = connectionOf(deps.secrets, account);
     let cursor = account.cursor;
+    const list = (from: string | null) => adapter.listDisputes({ connection, cursor: from, limit: pageSize });
+    let listing = list(cursor);
     while (totals.pages < maxPages) {
-      const listed = await adapter.listDisputes({ connection, cursor, limit: pageSize });
+      const listed = await listing;
+      // The next page is asked for while this one is written: the processor's latency hides behind
+      // Postgres's. It is only used if this page commits; a failure in it surfaces when it is awaited.
+      const prefetch = listed.hasMore && totals.pages + 1 < maxPages ? list(listed.nextCursor) : undefined;
+      prefetch?.catch(() => {});
       const result = await mirrorPage(deps.db, { ...account, cursor }, listed.disputes, listed.nextCursor, {
         logger: deps.logger,
       });
@@ -80,6 +86,8 @@ export async function pollAccount(
       totals.foreign.push(...result.foreign);
       cursor = listed.nextCursor;
       if (!listed.hasMore) return { outcome: 'polled', more: false, ...totals };
+      if (!prefetch) break;
+      listing = prefetch;
     }
     return { outcome: 'polled', more: true, ...totals };
   } catch (error) {

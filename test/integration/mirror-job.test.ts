@@ -53,10 +53,10 @@ describe('a connected account', () => {
     expect(listed.body.data[0]).toMatchObject({ source: 'mock', processor: null, account: 'default' });
   });
 
-  it('whose processor has no adapter fails its job at once, and says why on the account', async () => {
+  it('whose processor has no list call fails its job at once, and says why on the account', async () => {
     const [row] = await api.db.db
       .insert(connectedAccounts)
-      .values({ orgId: tenant.org, livemode: true, id: 'stripe-main', processor: 'stripe', status: 'active' })
+      .values({ orgId: tenant.org, livemode: true, id: 'amex-main', processor: 'amex', status: 'active' })
       .returning();
     if (!row) throw new Error('no account');
     const job = await enqueue(api.queues, 'pollAccount', { accountUid: row.uid });
@@ -64,7 +64,7 @@ describe('a connected account', () => {
     await expect.poll(async () => (await job.getState()) as string, { timeout: 10_000 }).toBe('failed');
     const failed = await api.queues.byName.mirror.getJob(job.id ?? '');
     expect(failed?.attemptsMade).toBe(1);
-    expect(failed?.failedReason).toBe("no adapter lists disputes of 'stripe' accounts");
-    expect((await account(row.uid))?.lastError).toBe("no adapter lists disputes of 'stripe' accounts");
+    expect(failed?.failedReason).toBe("no adapter lists disputes of 'amex' accounts");
+    expect((await account(row.uid))?.lastError).toBe("no adapter lists disputes of 'amex' accounts");
   });
 });
