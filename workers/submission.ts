@@ -36,7 +36,8 @@ export function submissionHandlers(deps: EngineDeps): Handlers<'submission'> {
       case 'failed': {
         const slot = await queuedAfterFailure(deps.db, submissionId);
         if (slot) await submitter.schedule(slot);
-        throw new PermanentJobError(result.message);
+        // On-call reads who refused and what it answered (ProcessorError.reason), not just the message.
+        throw new PermanentJobError(result.reason ?? result.message);
       }
       case 'retry':
         throw result.error;

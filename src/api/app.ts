@@ -91,7 +91,7 @@ export function createApp(deps: AppDeps, options: { admin?: RequestHandler } = {
   // Before the API's key check too: a processor's signature is the credential of its push.
   app
     .route('/processor-hooks/:processor/:account')
-    .post(requireHttps, rawPushBody, processorHook(deps))
+    .post(requireHttps, rateLimit(deps.rateLimiter, byClientAddress), rawPushBody, processorHook(deps))
     .all(methodNotAllowed(['POST']));
 
   const v1 = express.Router();

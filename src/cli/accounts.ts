@@ -187,7 +187,11 @@ export function registerAccountCommands(program: Command, io: CliIo): void {
     );
 
   for (const [verb, status, description] of [
-    ['pause', 'disabled', 'stop polling an account (its disputes stay; pushes are refused while paused)'],
+    [
+      'pause',
+      'disabled',
+      'stop polling an account (its disputes stay; its pushes are answered 503, for the processor to resend)',
+    ],
     ['resume', 'active', 'poll a paused account again'],
   ] as const) {
     account

@@ -28,6 +28,8 @@ export const errorStatus = {
   rate_limited: 429,
   processor_error: 502,
   server_error: 500,
+  /** Decided with issue 5: a processor's push for a paused account, to be sent again later. */
+  unavailable: 503,
 } as const satisfies Record<string, number>;
 
 export type ErrorType = keyof typeof errorStatus;

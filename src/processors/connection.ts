@@ -82,7 +82,10 @@ export function credentialProblem(schema: z.ZodType, credentials: string | null)
   return `${issue?.path.join('.') || 'credentials'}: ${issue?.message ?? 'invalid'}`;
 }
 
-/** Every string in the credentials document: cut out of anything we show of a processor's answer. */
+/**
+ * Every string in the credentials document, and the Basic credentials any two of them make (an answer
+ * may echo the Authorization header): cut out of anything we show of a processor's answer.
+ */
 export function secretValues(credentials: string | null): string[] {
   if (credentials === null) return [];
   const found: string[] = [];
@@ -95,5 +98,13 @@ export function secretValues(credentials: string | null): string[] {
   } catch {
     found.push(credentials);
   }
-  return found;
+  const strings = [...found];
+  for (const user of strings) {
+    found.push(Buffer.from(`${user}:`).toString('base64'));
+    for (const password of strings) {
+      if (user !== password) found.push(Buffer.from(`${user}:${password}`).toString('base64'));
+    }
+  }
+  // Longest first, so a secret inside another is not cut out of it first.
+  return found.sort((a, b) => b.length - a.length);
 }

@@ -39,12 +39,16 @@ if ARGV[1] == 'success' then
 end
 failures = failures + 1
 redis.call('HSET', KEYS[1], 'failures', failures, 'probe', 0)
-if failures >= tonumber(ARGV[2]) then
+-- Trips from closed, or from a failed probe once the cooldown is over; calls admitted before a trip
+-- that fail after it do not trip it again.
+local opened = 0
+if failures >= tonumber(ARGV[2]) and (openUntil == 0 or now >= openUntil) then
   local cooldown = math.min(tonumber(ARGV[3]) * math.pow(2, trips), 300000)
   redis.call('HSET', KEYS[1], 'openUntil', now + cooldown, 'trips', trips + 1)
+  opened = cooldown
 end
 redis.call('PEXPIRE', KEYS[1], 3600000)
-return {1, 0, failures}
+return {1, 0, failures, opened}
 `;
 
 type Breaker = (key: string, action: string, threshold: number, cooldownMs: number) => Promise<number[]>;
@@ -92,7 +96,7 @@ export class AccountGuards {
       try {
         return await this.#breaker(key, action, threshold, cooldownMs);
       } catch {
-        return [1, 0, 0];
+        return [1, 0, 0, 0];
       }
     };
     return {
@@ -123,9 +127,12 @@ export class AccountGuards {
         }
       },
       record: async (outcome) => {
-        const [, , failures = 0] = await breaker(outcome);
-        if (outcome === 'failure' && failures === threshold) {
-          log.warn({ failures }, 'circuit opened: the processor is failing for this account');
+        const [, , failures = 0, openedForMs = 0] = await breaker(outcome);
+        if (openedForMs > 0) {
+          log.warn(
+            { failures, openForMs: openedForMs },
+            'circuit opened: the processor is failing for this account',
+          );
         }
       },
     };

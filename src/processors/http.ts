@@ -5,7 +5,8 @@ import { ProcessorError } from './types.js';
 
 /**
  * The one way adapters reach a processor over HTTP (ARCHITECTURE.md, processors):
- * - every call has a deadline well inside the job's lock (JOB_LOCK_SECONDS renews while it runs);
+ * - every call has a deadline (the job's lock is renewed while it runs, so a slow processor does not
+ *   lose the job to another worker);
  * - got retries only calls the caller marks idempotent (reads, and writes carrying the processor's
  *   idempotency key), twice, quickly, honouring a short Retry-After; anything longer is the job's
  *   business, with its own backoff and the same Retry-After;
@@ -113,6 +114,13 @@ export class ProcessorHttp {
     };
     try {
       const response = await this.#got(path, options);
+      // got takes 3xx as an answer when redirects are not followed; a processor's API never redirects a
+      // call that worked (a proxy, a login page, an http base URL sent to https may): a refusal.
+      if (response.statusCode >= 300 && !call.answers?.includes(response.statusCode)) {
+        throw errorFromAnswer(processor, response, `The processor answered ${response.statusCode}.`, {
+          excerpt: this.excerpt(response.body),
+        });
+      }
       await guard?.record('success');
       logger?.debug({ ...logged, status: response.statusCode, ms: elapsed(started) }, 'processor call');
       return { status: response.statusCode, headers: response.headers, body: response.body };
@@ -123,8 +131,9 @@ export class ProcessorHttp {
         logger?.debug({ ...logged, status: statusCode, ms: elapsed(started) }, 'processor call');
         return { status: statusCode, headers, body: String(body ?? '') };
       }
-      const error = this.#errorFrom(thrown);
-      const away = error.status === undefined || error.status >= 500;
+      const error = thrown instanceof ProcessorError ? thrown : this.#errorFrom(thrown);
+      // Only the processor being away counts towards the circuit: no answer, or a 5xx.
+      const away = error.retryable && (error.status === undefined || error.status >= 500);
       await guard?.record(away ? 'failure' : 'success');
       logger?.warn(
         { ...logged, status: error.status, ms: elapsed(started), retryable: error.retryable },
@@ -169,9 +178,9 @@ export class ProcessorHttp {
     });
   }
 
-  /** The start of an answer, with the account's credentials cut out. */
+  /** The start of an answer, with the account's credentials cut out (before cutting, so none is halved). */
   excerpt(body: string): string {
-    let text = body.slice(0, excerptLength * 2);
+    let text = body;
     for (const secret of this.#options.secrets ?? []) text = text.split(secret).join('[redacted]');
     return text.slice(0, excerptLength);
   }
@@ -209,10 +218,19 @@ export function errorFromAnswer(
   });
 }
 
-/** A call that got no answer at all (timeout, refused connection, reset): always worth retrying. */
+/**
+ * A call that got no answer at all (timeout, refused connection, reset): always worth retrying. A call
+ * that could not even be made (got's ERR_GOT_REQUEST_ERROR: a body that cannot be serialised) is ours,
+ * and sending it again will not help.
+ */
 export function errorFromFailure(processor: string, error: unknown): ProcessorError {
   if (error instanceof ProcessorError) return error;
   const reason = error instanceof RequestError ? error.code : 'unknown error';
+  if (reason === 'ERR_GOT_REQUEST_ERROR') {
+    return new ProcessorError(processor, 'The call could not be made (its request could not be built).', {
+      retryable: false,
+    });
+  }
   return new ProcessorError(processor, `The processor did not answer (${reason}).`, { retryable: true });
 }
 

@@ -49,21 +49,34 @@ const interval = z.coerce
   .max(86_400, 'must be at most 86400 seconds (a day)');
 const accountKey = { org: z.string().min(1), mode, id: resourceId.default('default') };
 
-/** An account's own host for its processor: a sandbox, a regional host, a fake processor in tests. */
+/**
+ * An account's own host for its processor: a sandbox, a regional host, a fake processor in tests. Never
+ * with credentials, a query or a fragment in it (it is shown by `account list`); live accounts only over
+ * https, since their credentials travel with every call.
+ */
 const baseUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
   .max(2000)
+  .refine((url) => {
+    const parsed = new URL(url);
+    return parsed.username === '' && parsed.password === '' && parsed.search === '' && parsed.hash === '';
+  }, 'must not carry credentials, a query or a fragment')
   .transform((url) => url.replace(/\/+$/, ''));
 
-export const connectInput = z.object({
-  ...accountKey,
-  processor: z.string().min(1),
-  baseUrl: baseUrl.optional(),
-  pollIntervalSeconds: interval.default(60),
-  access: z.enum(accountAccess).default('full'),
-  /** The processor's credentials as given (for real processors, a JSON document); sealed before storing. */
-  credentials: z.string().min(1).max(65_536).optional(),
-});
+export const connectInput = z
+  .object({
+    ...accountKey,
+    processor: z.string().min(1),
+    baseUrl: baseUrl.optional(),
+    pollIntervalSeconds: interval.default(60),
+    access: z.enum(accountAccess).default('full'),
+    /** The processor's credentials as given (for real processors, a JSON document); sealed before storing. */
+    credentials: z.string().min(1).max(65_536).optional(),
+  })
+  .refine((values) => values.mode === 'test' || !values.baseUrl?.startsWith('http:'), {
+    path: ['baseUrl'],
+    message: 'must be https for a live account',
+  });
 export const updateInput = z.object({
   ...accountKey,
   pollIntervalSeconds: interval.optional(),
@@ -128,6 +141,12 @@ export async function updateAccount(
   input: z.input<typeof updateInput>,
 ): Promise<{ account: AccountRow; schedule: ScheduleState }> {
   const values = parse(updateInput, input);
+  if (values.access === 'read_only') {
+    const [current] = await deps.db.select().from(connectedAccounts).where(keyOf(values));
+    if (current && !deps.adapters.forProcessor(current.processor).capabilities.readOnly) {
+      throw new AccountError(`${current.processor} accounts cannot be connected read-only`);
+    }
+  }
   const [account] = await deps.db
     .update(connectedAccounts)
     .set({

@@ -1,4 +1,4 @@
-import { getTableColumns, sql } from 'drizzle-orm';
+import { getTableColumns, type SQL, sql } from 'drizzle-orm';
 import { toSnakeCase } from 'drizzle-orm/casing';
 import { alias, type PgColumn } from 'drizzle-orm/pg-core';
 import type { Db, Tx } from '../db/client.js';
@@ -6,7 +6,7 @@ import { stateIn } from '../db/schema/columns.js';
 import { connectedAccounts, disputes, organisations, templates } from '../db/schema/index.js';
 import { statement } from '../db/statements.js';
 import { latestById, mirrorEvents } from '../domain/mirroring.js';
-import { processorOutcomeStates, serviceLocalStates } from '../domain/states.js';
+import { closedStates, processorOutcomeStates, serviceLocalStates } from '../domain/states.js';
 import type { TemplateField, TemplateShape } from '../domain/templates.js';
 import { processors } from '../domain/vocabulary.js';
 import type { Logger } from '../logger.js';
@@ -92,7 +92,19 @@ const processorColumns = {
   statementDescriptor: disputes.statementDescriptor,
 } satisfies Record<Exclude<keyof NormalizedDispute, 'id' | 'state'>, PgColumn>;
 const processorKeys = Object.keys(processorColumns) as (keyof typeof processorColumns)[];
-const list = (columns: PgColumn[]) => sql.join(columns, sql`, `);
+const list = (columns: SQL[]) => sql.join(columns, sql`, `);
+
+/**
+ * What a processor's news writes into each column. News that comes unordered (a push, a report import)
+ * often carries only part of a dispute (Worldpay's events no deadline or reason, Adyen's later events no
+ * dates): what it leaves out keeps what is stored. The charge is kept whenever the news has none: for a
+ * read-only account the processor cannot tell it, and the client's (services/disputes.ts) must stay.
+ */
+const incoming = (key: (typeof processorKeys)[number]): SQL =>
+  key === 'charge'
+    ? sql`coalesce(${excluded.charge}, ${disputes.charge})`
+    : sql`case when ${sql.placeholder('ordered')}::boolean then ${excluded[key]}
+        else coalesce(${excluded[key]}, ${disputes[key]}) end`;
 
 /** The state a dispute ends in: the processor's, unless this service holds it and the news is no outcome. */
 const mirroredState = sql`case when ${stateIn(disputes.state, serviceLocalStates)}
@@ -132,7 +144,7 @@ const pageValues = sql.join(
 
 const upsertSet = sql.join(
   [
-    ...processorKeys.map((key) => sql`${columnName(key)} = ${excluded[key]}`),
+    ...processorKeys.map((key) => sql`${columnName(key)} = ${incoming(key)}`),
     sql`state = ${mirroredState}`,
     sql`submit_at = ${queuedMoment}`,
     sql`updated_at = now()`,
@@ -160,11 +172,22 @@ function toWrittenRow(raw: Record<string, unknown>): DisputeRow & { inserted: bo
   return row as DisputeRow & { inserted: boolean };
 }
 
+/**
+ * Rows of this account whose news differs. News that comes unordered (a push, a report import: no cursor
+ * says what is newer) never moves a dispute back: not a decided one to open, not one under review to
+ * awaiting a response. A late or redelivered notification, or an older report, is not the processor
+ * changing its mind.
+ */
+const reviewStates = ['under_review', 'warning_under_review'] as const;
+const awaitingStates = ['needs_response', 'warning_needs_response'] as const;
 const upsertWhere = sql`${disputes.source} = ${excluded.source}
   and ${disputes.account} is not distinct from ${excluded.account}
-  and ((${list(processorKeys.map((key) => disputes[key]))}) is distinct from
-       (${list(processorKeys.map((key) => excluded[key]))})
-    or ${disputes.state} is distinct from ${mirroredState})`;
+  and ((${list(processorKeys.map((key) => sql`${disputes[key]}`))}) is distinct from
+       (${list(processorKeys.map(incoming))})
+    or ${disputes.state} is distinct from ${mirroredState})
+  and (${sql.placeholder('ordered')}::boolean or not (
+    (${stateIn(disputes.state, closedStates)} and not ${stateIn(excluded.state, closedStates)})
+    or (${stateIn(disputes.state, reviewStates)} and ${stateIn(excluded.state, awaitingStates)})))`;
 
 const serviceLocal = new Set<string>(serviceLocalStates);
 
@@ -180,14 +203,28 @@ export async function mirrorPage(
   nextCursor: string | null,
   options: MirrorOptions = {},
 ): Promise<MirrorResult> {
-  return writePage(db, account, page, { cursor: { from: account.cursor, to: nextCursor } }, options);
+  const unique = checkedPage(account, page);
+  return db.transaction(async (tx): Promise<MirrorResult> => {
+    // Sent together; the page's rows are read and locked only once the account's lock is held.
+    const [current, before] = await Promise.all([
+      lockAccountOf(tx, account),
+      unique.length === 0 ? [] : lockStoredRows(tx, account, unique),
+    ]);
+    if (current?.cursor !== account.cursor) return { outcome: 'stale' };
+    const [result] = await Promise.all([
+      writePage(tx, account, unique, { ordered: true, before }, options),
+      moveCursor.run(tx, { uid: account.uid, cursor: nextCursor }),
+    ]);
+    return result;
+  });
 }
 
 /**
  * Disputes the processor pushed (its webhooks) or its report file holds (`dispute import`), written like
- * a polled page, with the same rules and events, in pages of at most 1,000 (each its own transaction; a
- * repeat writes nothing). The account's cursor is neither checked nor moved: a push tells the news of one
- * dispute, not where the processor's list stands. `stale`: the account is paused or gone.
+ * a polled page, with the same rules and events, all in one transaction (in pages of at most 1,000); a
+ * repeat writes nothing. The account's cursor is neither checked nor moved: a push tells the news of one
+ * dispute, not where the processor's list stands, and unordered news never reopens a decided dispute.
+ * `stale`: the account is paused or gone, and nothing was written.
  */
 export async function mirrorDisputes(
   db: Db,
@@ -195,26 +232,30 @@ export async function mirrorDisputes(
   disputes: readonly NormalizedDispute[],
   options: MirrorOptions = {},
 ): Promise<MirrorResult> {
-  const totals = { outcome: 'mirrored' as const, ...nothingWritten, foreign: [] as string[] };
+  const pages: NormalizedDispute[][] = [];
   for (let at = 0; at < disputes.length; at += maxPageSize) {
-    const result = await writePage(db, account, disputes.slice(at, at + maxPageSize), {}, options);
-    if (result.outcome === 'stale') return result;
-    totals.created += result.created;
-    totals.updated += result.updated;
-    totals.closed += result.closed;
-    totals.unchanged += result.unchanged;
-    totals.foreign.push(...result.foreign);
+    pages.push(checkedPage(account, disputes.slice(at, at + maxPageSize)));
   }
-  return totals;
+  return db.transaction(async (tx): Promise<MirrorResult> => {
+    if (!(await lockAccountOf(tx, account))) return { outcome: 'stale' };
+    const totals = { outcome: 'mirrored' as const, ...nothingWritten, foreign: [] as string[] };
+    for (const page of pages) {
+      const result = await writePage(tx, account, page, { ordered: false }, options);
+      totals.created += result.created;
+      totals.updated += result.updated;
+      totals.closed += result.closed;
+      totals.unchanged += result.unchanged;
+      totals.foreign.push(...result.foreign);
+    }
+    return totals;
+  });
 }
 
-async function writePage(
-  db: Db,
-  account: Omit<MirrorAccount, 'cursor'>,
+/** The page in id order, one entry a dispute, refused whole if an adapter reported a state of ours. */
+function checkedPage(
+  account: Pick<MirrorAccount, 'processor'>,
   page: readonly NormalizedDispute[],
-  { cursor }: { cursor?: { from: string | null; to: string | null } },
-  options: MirrorOptions,
-): Promise<MirrorResult> {
+): NormalizedDispute[] {
   if (page.length > maxPageSize) throw new Error(`a page of ${page.length} disputes is over ${maxPageSize}`);
   // In id order: two transactions that meet the same ids (an id listed by two accounts) lock and insert
   // them in the same order, so they wait for each other instead of deadlocking.
@@ -222,26 +263,31 @@ async function writePage(
   const local = unique.find((dispute) => serviceLocal.has(dispute.state));
   // An adapter maps processor statuses; this service's own states are never the processor's to report.
   if (local) throw new Error(`the ${account.processor} adapter reported ${local.id} as '${local.state}'`);
+  return unique;
+}
 
-  return db.transaction(async (tx): Promise<MirrorResult> => {
-    // Sent together; the page's rows are read and locked only once the account's lock is held.
-    const [[current], before] = await Promise.all([
-      lockAccount.run(tx, { uid: account.uid }),
-      unique.length === 0 ? [] : lockStoredRows(tx, account, unique),
-    ]);
-    if (current?.status !== 'active') return { outcome: 'stale' };
-    if (cursor && current.cursor !== cursor.from) return { outcome: 'stale' };
+/** Locks the account row first (pages of one account commit one at a time); undefined unless active. */
+async function lockAccountOf(tx: Tx, account: { uid: string }) {
+  const [current] = await lockAccount.run(tx, { uid: account.uid });
+  return current?.status === 'active' ? current : undefined;
+}
 
-    const { events, ...counts } =
-      unique.length === 0
-        ? { ...nothingWritten, events: [] }
-        : await upsertPage(tx, account, unique, before, options);
-    await Promise.all([
-      recordDisputeEvents(tx, events),
-      cursor ? moveCursor.run(tx, { uid: account.uid, cursor: cursor.to }) : undefined,
-    ]);
-    return { outcome: 'mirrored', ...counts };
-  });
+/**
+ * Writes one checked page inside the caller's transaction, which holds the account's lock. `ordered`: the
+ * news comes in the processor's order (a poll); `before`: the page's stored rows, when already locked.
+ */
+async function writePage(
+  tx: Tx,
+  account: Omit<MirrorAccount, 'cursor'>,
+  unique: NormalizedDispute[],
+  { ordered, before }: { ordered: boolean; before?: StoredRow[] },
+  options: MirrorOptions,
+): Promise<Extract<MirrorResult, { outcome: 'mirrored' }>> {
+  if (unique.length === 0) return { outcome: 'mirrored', ...nothingWritten, foreign: [] };
+  const stored = before ?? (await lockStoredRows(tx, account, unique));
+  const { events, ...counts } = await upsertPage(tx, account, unique, stored, ordered, options);
+  await recordDisputeEvents(tx, events);
+  return { outcome: 'mirrored', ...counts };
 }
 
 const nothingWritten = { created: 0, updated: 0, closed: 0, unchanged: 0, foreign: [] as string[] };
@@ -262,6 +308,7 @@ const upsert = statement<{
   processor: string | null;
   account: string;
   page: string;
+  ordered: boolean;
 }>(sql`
   insert into ${disputes} (${insertColumns})
   select ${sql.placeholder('orgId')}::text, ${sql.placeholder('livemode')}::boolean,
@@ -277,6 +324,7 @@ async function upsertPage(
   account: Omit<MirrorAccount, 'cursor'>,
   page: NormalizedDispute[],
   before: StoredRow[],
+  ordered: boolean,
   options: MirrorOptions,
 ) {
   const previous = new Map(before.map((row) => [row.uid, row]));
@@ -288,6 +336,7 @@ async function upsertPage(
     processor: (processors as readonly string[]).includes(source) ? source : null,
     account: account.id,
     page: JSON.stringify(page),
+    ordered,
   });
   const written = returned.map(toWrittenRow);
 

@@ -27,10 +27,13 @@ export function connectionOf(secrets: SecretBox, account: AccountRow): Processor
   };
 }
 
-/** The account answering a dispute (by its `account` name), or null when it names none or it is gone. */
+/**
+ * The account answering a dispute (by its `account` name and its processor), or null when it names none
+ * or it is gone.
+ */
 export async function accountOfDispute(
   db: Db,
-  dispute: { orgId: string; livemode: boolean; account: string | null },
+  dispute: { orgId: string; livemode: boolean; account: string | null; source: string },
 ): Promise<AccountRow | null> {
   if (dispute.account === null) return null;
   const [account] = await db
@@ -41,6 +44,8 @@ export async function accountOfDispute(
         eq(connectedAccounts.orgId, dispute.orgId),
         eq(connectedAccounts.livemode, dispute.livemode),
         eq(connectedAccounts.id, dispute.account),
+        // An account reconnected under the same name for another processor does not answer this dispute.
+        eq(connectedAccounts.processor, dispute.source),
       ),
     );
   return account ?? null;

@@ -61,14 +61,6 @@ export async function receivePush(deps: PushDeps, push: PushReceived): Promise<P
   const adapter = deps.adapters.forProcessor(push.processor);
   if (!account || !adapter.parsePush) throw unknownHook();
   const log = deps.logger.child({ processor: push.processor, accountUid: account.uid });
-  const acknowledged = { contentType: 'application/json', body: JSON.stringify({ received: true }) };
-  if (account.status !== 'active') {
-    // Paused by an operator: acknowledged and dropped. Polling catches up on resume; for processors that
-    // only push, `dispute import` of their report does (README, processors).
-    log.info('push for a paused account ignored');
-    return acknowledged;
-  }
-
   let result: Awaited<ReturnType<NonNullable<typeof adapter.parsePush>>>;
   try {
     result = await adapter.parsePush({
@@ -81,19 +73,34 @@ export async function receivePush(deps: PushDeps, push: PushReceived): Promise<P
       log.warn({ reason: error.message }, 'push refused');
       throw new ApiError('invalid_request', `The push was refused: ${error.message}`);
     }
-    if (error instanceof ProcessorError || error instanceof AccountUnusableError) {
-      // Verification needs the processor (PayPal) or usable credentials: the processor retries later.
-      log.warn({ err: describeError(error) }, 'push could not be verified');
+    if (error instanceof AccountUnusableError) {
+      // Retrying cannot help until an operator connects the account again: refused, and logged for them.
+      log.error({ reason: error.message }, 'push for an account whose credentials cannot be opened');
+      throw new ApiError('invalid_request', 'The push cannot be verified for this account.');
+    }
+    if (error instanceof ProcessorError && error.retryable) {
+      // Verification needs the processor (PayPal), which is away: the processor sends the push again.
+      log.warn({ reason: error.reason }, 'push could not be verified now');
       throw new ApiError('processor_error', 'The push could not be verified now; send it again later.');
     }
+    if (error instanceof ProcessorError) {
+      log.warn({ reason: error.reason }, 'push refused by its verification');
+      throw new ApiError('invalid_request', 'The push could not be verified.');
+    }
     throw error;
+  }
+  if (account.status !== 'active') {
+    // Paused by an operator: verified, not taken. The processor sends it again later (every processor
+    // that pushes retries for days), so nothing is lost while the pause lasts.
+    log.info('push for a paused account refused for now');
+    throw new ApiError('unavailable', 'This account is paused; send the push again later.');
   }
   if (result.disputes.length > 0) {
     await mirrorDisputes(deps.db, account, result.disputes, { logger: log });
   }
   if (result.refresh.length > 0) await deps.refresher.refresh(account.uid, result.refresh);
   log.debug({ written: result.disputes.length, refresh: result.refresh.length }, 'push received');
-  return result.reply ?? acknowledged;
+  return result.reply ?? { contentType: 'application/json', body: JSON.stringify({ received: true }) };
 }
 
 /**
@@ -114,6 +121,7 @@ export async function refreshDispute(
   if (!adapter.getDispute) {
     throw new AccountUnusableError(`${account.processor} disputes cannot be fetched one by one`);
   }
+  // Unusable credentials are permanent (AccountUnusableError): the job fails at once for on-call.
   const dispute = await adapter.getDispute({
     connection: connectionOf(deps.secrets, account),
     id: disputeId,

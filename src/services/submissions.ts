@@ -32,7 +32,11 @@ import {
 /** Where a submission stands once a runner is done with it (or could not take it). */
 export type SubmissionResult =
   | { status: 'succeeded' }
-  | { status: 'failed'; message: string }
+  | {
+      status: 'failed';
+      message: string /** For on-call: the processor, its status and answer. */;
+      reason?: string;
+    }
   /** A transient processor failure with attempts left: the job retries, with this error's Retry-After. */
   | { status: 'retry'; error: ProcessorError }
   /** Another runner holds the attempt's lease. */
@@ -280,7 +284,7 @@ export class SubmissionRunner {
       { status: error.status, retryable: error.retryable, reason: error.message },
       'submission failed',
     );
-    return { status: 'failed', message: error.message };
+    return { status: 'failed', message: error.message, reason: error.reason };
   }
 }
 
@@ -303,6 +307,9 @@ async function callProcessor(
       response,
       idempotencyKey: submission.id,
     });
+    if (answer.delivery === 'portal') {
+      log.info("response package ready for the merchant to upload in the processor's portal");
+    }
     return { reference: answer.reference };
   } catch (thrown) {
     if (thrown instanceof ProcessorError) return { error: thrown };
@@ -392,10 +399,17 @@ async function addPastPayments(
       .where(
         and(eq(disputes.uid, claimed.dispute.uid), sql`jsonb_array_length(${disputes.pastPayments}) = 0`),
       );
+    // Only an attempt still pending and not yet rendered takes them: what was rendered is what is sent.
     return tx
       .update(submissions)
       .set({ evidence: withPayments as unknown as SubmissionRow['evidence'] })
-      .where(eq(submissions.id, claimed.submission.id))
+      .where(
+        and(
+          eq(submissions.id, claimed.submission.id),
+          eq(submissions.status, 'pending'),
+          isNull(submissions.documentId),
+        ),
+      )
       .returning();
   });
   return {
@@ -672,6 +686,7 @@ function failureOf(error: ProcessorError): NonNullable<SubmissionRow['failure']>
     message: error.message,
     retryable: error.retryable,
     ...(error.status === undefined ? {} : { status: error.status }),
+    ...(error.excerpt === undefined ? {} : { excerpt: error.excerpt }),
   };
 }
 

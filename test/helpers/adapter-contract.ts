@@ -249,7 +249,7 @@ export function adapterContract(spec: AdapterSpec): void {
 
     it('submits the evidence text and the PDF', async () => {
       const [id] = fake.addDisputes(1) as [string];
-      const request = contractSubmission(await ingestOne(id), connection(), 'sub_contract00000000001');
+      const request = contractSubmission(await ingestOne(id), connection(), 'sub_contract000000000001');
       const result = await adapter.submitEvidence(request);
       if (adapter.capabilities.submit === 'portal') {
         expect(result.delivery).toBe('portal');
@@ -270,7 +270,7 @@ export function adapterContract(spec: AdapterSpec): void {
     it('a retry after a dropped connection never submits twice', async () => {
       if (adapter.capabilities.submit === 'portal') return;
       const [id] = fake.addDisputes(1) as [string];
-      const request = contractSubmission(await ingestOne(id), connection(), 'sub_contract00000000002');
+      const request = contractSubmission(await ingestOne(id), connection(), 'sub_contract000000000002');
       // Every call may be the one whose answer is lost: drop each in turn, then retry until done. A read
       // the HTTP layer retries by itself may absorb the fault; the submission then simply goes on.
       for (let lose = 0; lose < 50; lose++) {

@@ -38,6 +38,7 @@ export const contractErrorStatus: Record<string, readonly number[]> = {
   rate_limited: [429],
   processor_error: [502],
   server_error: [500],
+  unavailable: [503],
 };
 
 export interface ExpectedError {

@@ -136,12 +136,39 @@ describe('connecting', () => {
     [{ org: 'org_nope' }, 'no organisation org_nope'],
     [{ pollIntervalSeconds: 5 }, 'invalid interval: must be at least 10 seconds'],
     [{ id: 'has space' }, 'invalid account name: must be 1-255 characters of A-Z a-z 0-9 _ - . :'],
+    [{ baseUrl: 'ftp://proc.example' }, 'invalid base URL: must be an http(s) URL'],
+    [
+      { baseUrl: 'https://user:s3cret@proc.example' },
+      'invalid base URL: must not carry credentials, a query or a fragment',
+    ],
+    [
+      { baseUrl: 'https://proc.example/?key=1' },
+      'invalid base URL: must not carry credentials, a query or a fragment',
+    ],
+    [
+      {
+        processor: 'vantiv',
+        mode: 'live' as const,
+        baseUrl: 'http://proc.example',
+        credentials: '{"username":"u","password":"p","merchant_id":"1"}',
+      },
+      'invalid base URL: must be https for a live account',
+    ],
+    [{ processor: 'stripe', credentials: '{"secret_key":"pk_test_1"}' }, 'invalid credentials for stripe: '],
+    [{ processor: 'amex', access: 'read_only' as const }, 'amex accounts cannot be connected read-only'],
   ])('refuses %j: %s', async (change, message) => {
     const input = { org, mode: 'test' as const, id: 'refused', processor: 'mock', ...change };
     await expect(connectAccount(deps, input)).rejects.toThrow(message);
     expect(await listAccounts(database.db, { org })).not.toContainEqual(
       expect.objectContaining({ id: 'refused' }),
     );
+  });
+
+  it('refuses to make an account read-only when its processor does not allow it', async () => {
+    await connectAccount(deps, { org, mode: 'test', id: 'amex-direct', processor: 'amex' });
+    await expect(
+      updateAccount(deps, { org, mode: 'test', id: 'amex-direct', access: 'read_only' }),
+    ).rejects.toThrow('amex accounts cannot be connected read-only');
   });
 
   it('refuses a second account of the same name in the same mode', async () => {

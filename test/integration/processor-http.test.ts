@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { secretValues } from '../../src/processors/connection.js';
 import { AccountGuards } from '../../src/processors/guard.js';
 import { ProcessorHttp } from '../../src/processors/http.js';
 import { ProcessorError } from '../../src/processors/types.js';
@@ -51,7 +52,7 @@ function http(options: { guards?: AccountGuards; account?: string; perSecond?: n
     baseUrl: server.url,
     headers: { authorization: `Bearer ${secret}` },
     logger: logs.logger,
-    secrets: [secret],
+    secrets: secretValues(JSON.stringify({ secret_key: secret })),
     guard: options.guards?.for('example', options.account ?? crypto.randomUUID(), options.perSecond ?? 100),
   });
 }
@@ -197,3 +198,36 @@ describe('the per-account guards', () => {
 function zodObject() {
   return z.object({ id: z.string() });
 }
+
+describe('the breaker under concurrent failures', () => {
+  it('trips once for calls admitted together that all fail: the first cooldown, not a doubled one', async () => {
+    const account = crypto.randomUUID();
+    const guards = new AccountGuards(redis, prefix, logs.logger, { threshold: 5, cooldownMs: 400 });
+    server.inject({ kind: 'unavailable', times: 10 });
+    await Promise.all(
+      Array.from({ length: 10 }, () =>
+        failure(http({ guards, account }).send({ method: 'POST', path: 'x' })),
+      ),
+    );
+    server.clearFaults();
+    expect(await redis.hget(`${prefix}:breaker:${account}`, 'trips')).toBe('1');
+    await new Promise((resolve) => setTimeout(resolve, 450));
+    await http({ guards, account }).send({ method: 'GET', path: 'probe' });
+  });
+
+  it('a redirect is a refusal, not a success', async () => {
+    answer = () => ({ status: 302, headers: { location: 'https://login.example/' }, body: '' });
+    const error = await failure(http().send({ method: 'POST', path: 'v1/disputes/du_1' }));
+    expect(error).toMatchObject({ retryable: false, status: 302 });
+    answer = () => jsonReply(200, { ok: true });
+  });
+
+  it('an echoed Authorization header is cut out of the excerpt too', async () => {
+    const basic = Buffer.from(`${secret}:`).toString('base64');
+    answer = () => jsonReply(400, { error: { header: `Basic ${basic}`, padding: 'x'.repeat(290) } });
+    const error = await failure(http().send({ method: 'GET', path: 'x' }));
+    expect(error.excerpt).not.toContain(basic);
+    expect(error.excerpt).toContain('Basic [redacted]');
+    answer = () => jsonReply(200, { ok: true });
+  });
+});

@@ -29,6 +29,8 @@ const contract: Record<string, number | readonly [number, number]> = {
   rate_limited: 429,
   processor_error: 502,
   server_error: 500,
+  // Decided with issue 5: a processor's push for a paused account (README, Processors).
+  unavailable: 503,
 };
 
 const singleStatus = Object.entries(contract).filter(

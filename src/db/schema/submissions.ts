@@ -24,7 +24,13 @@ export const submissions = pgTable(
     previousState: text().notNull(),
     evidence: jsonb().$type<Record<string, unknown>>().notNull(),
     processorReference: text(),
-    failure: jsonb().$type<{ message: string; retryable: boolean; status?: number } | null>(),
+    failure: jsonb().$type<{
+      message: string;
+      retryable: boolean;
+      status?: number;
+      /** The start of the processor's answer, credentials cut out (processors/http.ts). */
+      excerpt?: string;
+    } | null>(),
     /** The lease of the runner calling the processor; an expired lease is free for recovery to take. */
     claimedUntil: timestamp({ withTimezone: true }),
     /**

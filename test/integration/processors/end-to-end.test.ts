@@ -210,6 +210,16 @@ describe.each(Object.values(processorSpecs))('$processor, end to end', (spec) =>
     expect(refused.body).toMatchObject({ error: { type: 'invalid_request', status: 400 } });
     expect(await jobs()).toBe(before);
 
+    // Paused: verified, then 503 for the processor to send again; a push that does not verify is still 400.
+    const pause = (verb: 'pause' | 'resume') =>
+      cli(['account', verb, '--org', tenant.org, '--mode', 'test', '--id', spec.processor]);
+    expect((await pause('pause')).code).toBe(0);
+    const later = await api.call('POST', hookPath, { raw: push.body, headers: push.headers });
+    expect(later.status).toBe(503);
+    expect(later.body).toMatchObject({ error: { type: 'unavailable', status: 503 } });
+    expect((await api.call('POST', hookPath, { raw: tampered, headers: push.headers })).status).toBe(400);
+    expect((await pause('resume')).code).toBe(0);
+
     const taken = await api.call('POST', hookPath, { raw: push.body, headers: push.headers });
     expect(taken.status, taken.text).toBe(200);
     await disputeIn(id, ['needs_response']);

@@ -1,0 +1,167 @@
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/client.js';
+import { connectedAccounts, disputes, events } from '../../src/db/schema/index.js';
+import type { NormalizedDispute } from '../../src/processors/types.js';
+import { mirrorDisputes, mirrorPage } from '../../src/services/mirror.js';
+import { createOrganisation } from '../../src/services/organisations.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+
+/**
+ * News without a cursor (processor pushes, report imports: services/mirror.ts mirrorDisputes) against
+ * polled pages, and the client's charge of a read-only account, on real Postgres.
+ */
+
+let database: TestDatabase;
+let db: Db;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  db = database.db;
+});
+afterAll(async () => {
+  await database.drop();
+});
+
+async function account() {
+  const { org } = await createOrganisation(db, { name: 'Unordered' });
+  const [row] = await db
+    .insert(connectedAccounts)
+    .values({ orgId: org, livemode: false, id: 'default', processor: 'adyen' })
+    .returning();
+  if (!row) throw new Error('no account');
+  return row;
+}
+
+let sequence = 0;
+function news(overrides: Partial<NormalizedDispute> = {}): NormalizedDispute {
+  sequence += 1;
+  return {
+    id: `psp_${sequence}`,
+    state: 'needs_response',
+    reason: 'fraudulent',
+    kind: 'chargeback',
+    chargedAt: null,
+    disputedAt: new Date('2026-11-01T00:00:00Z'),
+    dueBy: new Date(Date.now() + 10 * 86_400_000),
+    closedAt: null,
+    charge: 'pay_1',
+    isChargeRefundable: null,
+    amount: 2500,
+    currency: 'eur',
+    fee: null,
+    reversalAmount: null,
+    reversalTotal: null,
+    reversalCurrency: null,
+    customer: null,
+    customerName: null,
+    customerEmail: null,
+    customerPurchaseIp: null,
+    addressZip: null,
+    addressLine1Check: null,
+    addressZipCheck: null,
+    cvcCheck: null,
+    statementDescriptor: null,
+    ...overrides,
+  };
+}
+
+async function stored(orgId: string, id: string) {
+  const [row] = await db
+    .select()
+    .from(disputes)
+    .where(and(eq(disputes.orgId, orgId), eq(disputes.id, id)));
+  return row;
+}
+
+describe('unordered news (pushes, report imports)', () => {
+  it('never reopens a decided dispute: a late notification is not the processor changing its mind', async () => {
+    const row = await account();
+    const open = news();
+    await mirrorDisputes(db, row, [open]);
+    const decided = { ...open, state: 'won' as const, closedAt: new Date('2026-11-20T00:00:00Z') };
+    expect(await mirrorDisputes(db, row, [decided])).toMatchObject({ outcome: 'mirrored', closed: 1 });
+    const recorded = await db.$count(events, eq(events.orgId, row.orgId));
+    expect(await mirrorDisputes(db, row, [open])).toMatchObject({
+      outcome: 'mirrored',
+      updated: 0,
+      unchanged: 1,
+    });
+    expect(await stored(row.orgId, open.id)).toMatchObject({ state: 'won' });
+    expect(await db.$count(events, eq(events.orgId, row.orgId))).toBe(recorded);
+  });
+
+  it('moves a decided dispute to another decision (a second chargeback lost after a reversal)', async () => {
+    const row = await account();
+    const won = news({ state: 'won', closedAt: new Date('2026-11-10T00:00:00Z') });
+    await mirrorDisputes(db, row, [won]);
+    await mirrorDisputes(db, row, [{ ...won, state: 'lost', closedAt: new Date('2026-11-21T00:00:00Z') }]);
+    expect(await stored(row.orgId, won.id)).toMatchObject({ state: 'lost' });
+  });
+
+  it('a poll, which has the processor’s order, may reopen one', async () => {
+    const row = await account();
+    const open = news();
+    await mirrorDisputes(db, row, [{ ...open, state: 'won', closedAt: new Date() }]);
+    const result = await mirrorPage(db, { ...row, cursor: null }, [open], 'c1');
+    expect(result).toMatchObject({ outcome: 'mirrored', updated: 1 });
+    expect(await stored(row.orgId, open.id)).toMatchObject({ state: 'needs_response' });
+  });
+
+  it('writes nothing for a paused account', async () => {
+    const row = await account();
+    await db.update(connectedAccounts).set({ status: 'disabled' }).where(eq(connectedAccounts.uid, row.uid));
+    const paused = news();
+    expect(await mirrorDisputes(db, row, [paused])).toEqual({ outcome: 'stale' });
+    expect(await stored(row.orgId, paused.id)).toBeUndefined();
+  });
+});
+
+describe("the client's charge (read-only accounts)", () => {
+  it('stays when the processor reports none, by poll or by push, and counts as no change', async () => {
+    const row = await account();
+    const unknown = news({ charge: null });
+    await mirrorDisputes(db, row, [unknown]);
+    await db
+      .update(disputes)
+      .set({ charge: 'ch_from_client' })
+      .where(and(eq(disputes.orgId, row.orgId), eq(disputes.id, unknown.id)));
+    expect(await mirrorDisputes(db, row, [unknown])).toMatchObject({ updated: 0, unchanged: 1 });
+    expect(await mirrorPage(db, { ...row, cursor: null }, [unknown], 'c1')).toMatchObject({ unchanged: 1 });
+    expect(await stored(row.orgId, unknown.id)).toMatchObject({ charge: 'ch_from_client' });
+    // The processor's own charge, once it tells one, is the processor's.
+    await mirrorDisputes(db, row, [{ ...unknown, charge: 'ch_processor' }]);
+    expect(await stored(row.orgId, unknown.id)).toMatchObject({ charge: 'ch_processor' });
+  });
+});
+
+describe('partial news', () => {
+  it('keeps what a push leaves out (a deadline and reason a report gave), and takes what it tells', async () => {
+    const row = await account();
+    const full = news({ reason: 'product_not_received' });
+    await mirrorDisputes(db, row, [full]);
+    const partial = news({
+      id: full.id,
+      reason: 'general',
+      dueBy: null,
+      disputedAt: null,
+      state: 'under_review',
+    });
+    // A push that knows no reason reports `general`; that is news too, and it is taken as told.
+    await mirrorDisputes(db, row, [partial]);
+    expect(await stored(row.orgId, full.id)).toMatchObject({
+      state: 'under_review',
+      reason: 'general',
+      dueBy: full.dueBy,
+      disputedAt: full.disputedAt,
+    });
+  });
+
+  it('does not move a dispute under review back to awaiting a response', async () => {
+    const row = await account();
+    const open = news();
+    await mirrorDisputes(db, row, [{ ...open, state: 'under_review' }]);
+    await mirrorDisputes(db, row, [open]);
+    expect(await stored(row.orgId, open.id)).toMatchObject({ state: 'under_review' });
+  });
+});
