@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { connectDatabase } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
@@ -7,7 +9,7 @@ import type { NormalizedDispute, ProcessorConnection } from '../../src/processor
 import { SecretBox } from '../../src/secrets.js';
 import { createOrganisation } from '../../src/services/organisations.js';
 import { pollAccount } from '../../src/services/poll-account.js';
-import { startStripeFake, stripeFakeCredentials } from '../fakes/stripe.js';
+import { stripeFakeCredentials } from '../fakes/stripe.js';
 import { ensurePostgres } from '../helpers/services.js';
 import {
   createBenchDatabase,
@@ -15,13 +17,36 @@ import {
   onCleanup,
   quick,
   resultLine,
+  root,
   runBench,
 } from './lib/harness.js';
 import { rawJsonUpsert } from './lib/raw-upsert.js';
 
+/** Starts lib/stripe-fake-process.ts holding `count` disputes; its URL once it listens. */
+function startFakeStripe(count: number): Promise<string> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(root, 'test/bench/lib/stripe-fake-process.ts'), String(count)],
+    {
+      cwd: root,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
+  onCleanup(async () => {
+    child.stdin.end();
+    await new Promise((resolve) => child.once('exit', resolve));
+  });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the fake Stripe exited (${code})`)));
+    child.stdout.setEncoding('utf8');
+    child.stdout.once('data', (line: string) => resolve(line.trim()));
+  });
+}
+
 /**
  * Mirroring a Stripe account end to end: 50,000 disputes (5,000 with --quick) held by the fake Stripe
- * (test/fakes/stripe.ts, a real HTTP server on loopback) and listed 100 a page by the real adapter (HTTP,
+ * (test/fakes/stripe.ts, a real HTTP server on loopback, in a process of its own as a processor is) and
+ * listed 100 a page by the real adapter (HTTP,
  * JSON, zod, mapping), through the mirror job's service (services/poll-account.ts: each page locked,
  * upserted with the ownership and state rules, passed through the arrival rules, its events written, the
  * cursor moved, committed), against the raw batched upsert of the same pages (one JSON parameter a page,
@@ -49,11 +74,11 @@ await runBench(async () => {
   const { db } = connection;
   await runMigrations(db);
 
-  const stripe = await startStripeFake();
-  onCleanup(() => stripe.close());
   const seeding = Date.now();
-  stripe.addDisputes(disputeCount);
-  console.log(`fake Stripe holds ${disputeCount} disputes (${Date.now() - seeding} ms to make)`);
+  const stripeUrl = await startFakeStripe(disputeCount);
+  console.log(
+    `fake Stripe (own process) holds ${disputeCount} disputes (${Date.now() - seeding} ms to start)`,
+  );
 
   const secrets = new SecretBox('bench-secret-of-at-least-32-characters!');
   const adapters = createAdapterRegistry();
@@ -68,7 +93,7 @@ await runBench(async () => {
       id: 'default',
       processor: 'stripe',
       credentials: secrets.seal(JSON.stringify(stripeFakeCredentials)),
-      baseUrl: stripe.server.url,
+      baseUrl: stripeUrl,
     })
     .returning();
   if (!account) throw new Error('no account');
@@ -78,7 +103,7 @@ await runBench(async () => {
   const pages = await listAll({
     account: { uid: account.uid, id: account.id, livemode: false },
     credentials: JSON.stringify(stripeFakeCredentials),
-    baseUrl: stripe.server.url,
+    baseUrl: stripeUrl,
     readOnly: false,
   });
   const listMs = performance.now() - listing;

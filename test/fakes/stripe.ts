@@ -80,6 +80,8 @@ interface Account {
   disputes: Map<string, Dispute>;
   /** Dispute ids in creation order (lists serve them newest first). */
   disputeOrder: string[];
+  /** Each dispute's index in disputeOrder. */
+  disputePositions: Map<string, number>;
   charges: Map<string, Json & { id: string; created: number }>;
   files: Map<string, { json: Json; data: Buffer }>;
   events: (Json & { id: string; type: string; created: number })[];
@@ -239,6 +241,7 @@ export class StripeFake implements ContractFake {
         },
       };
       account.disputes.set(id, dispute);
+      account.disputePositions.set(id, account.disputeOrder.length);
       account.disputeOrder.push(id);
       this.#record(account, dispute, 'charge.dispute.created');
       if (withdrawn.length > 0) this.#record(account, dispute, 'charge.dispute.funds_withdrawn');
@@ -336,6 +339,7 @@ export class StripeFake implements ContractFake {
       account = {
         disputes: new Map(),
         disputeOrder: [],
+        disputePositions: new Map(),
         charges: new Map(),
         files: new Map(),
         events: [],
@@ -497,8 +501,17 @@ export class StripeFake implements ContractFake {
   }
 
   #listDisputes(account: Account, request: FakeRequest): FakeReply {
-    const newestFirst = [...account.disputeOrder].reverse().map((id) => account.disputes.get(id) as Dispute);
-    const paged = page(newestFirst, (dispute) => dispute.json.id, request, 'dispute');
+    // A view newest first over the creation order, without copying it: 50,000 disputes page in O(limit).
+    const order = account.disputeOrder;
+    const newestFirst = {
+      length: order.length,
+      at: (index: number) => account.disputes.get(order[order.length - 1 - index] as string) as Dispute,
+      indexOf: (id: string) => {
+        const position = account.disputePositions.get(id);
+        return position === undefined ? -1 : order.length - 1 - position;
+      },
+    };
+    const paged = page(newestFirst, request, 'dispute');
     if ('status' in paged) return paged;
     const expand = request.query.getAll('expand[]').includes('data.charge');
     return jsonReply(200, {
@@ -521,7 +534,11 @@ export class StripeFake implements ContractFake {
           (from === null || event.created >= Number(from)),
       )
       .reverse();
-    const paged = page(newestFirst, (event) => event.id, request, 'event');
+    const paged = page(
+      newestFirstOf(newestFirst, (event) => event.id),
+      request,
+      'event',
+    );
     if ('status' in paged) return paged;
     return jsonReply(200, { object: 'list', url: '/v1/events', has_more: paged.hasMore, data: paged.items });
   }
@@ -678,9 +695,24 @@ export async function startStripeFake(options: StripeFakeOptions = {}): Promise<
 }
 
 /** A page of a newest-first list, as Stripe pages it (docs.stripe.com/api/pagination). */
+/** A list newest first, read by position: arrays, or a view over another order. */
+interface NewestFirst<T> {
+  length: number;
+  at(index: number): T;
+  indexOf(id: string): number;
+}
+
+/** An array as a NewestFirst list, by each item's id. */
+function newestFirstOf<T>(items: T[], idOf: (item: T) => string): NewestFirst<T> {
+  return {
+    length: items.length,
+    at: (index) => items[index] as T,
+    indexOf: (id) => items.findIndex((item) => idOf(item) === id),
+  };
+}
+
 function page<T>(
-  newestFirst: T[],
-  idOf: (item: T) => string,
+  newestFirst: NewestFirst<T>,
   request: FakeRequest,
   what: string,
 ): { items: T[]; hasMore: boolean } | FakeReply {
@@ -693,14 +725,18 @@ function page<T>(
   if (after !== null && before !== null) {
     return refuse('You may only specify one of these parameters: ending_before, starting_after.');
   }
+  const slice = (from: number, to: number) =>
+    Array.from({ length: Math.max(0, Math.min(to, newestFirst.length) - from) }, (_, i) =>
+      newestFirst.at(from + i),
+    );
   const anchor = after ?? before;
-  if (anchor === null) return { items: newestFirst.slice(0, limit), hasMore: newestFirst.length > limit };
-  const at = newestFirst.findIndex((item) => idOf(item) === anchor);
+  if (anchor === null) return { items: slice(0, limit), hasMore: newestFirst.length > limit };
+  const at = newestFirst.indexOf(anchor);
   if (at < 0) return missing(what, anchor, after !== null ? 'starting_after' : 'ending_before');
   if (after !== null) {
-    return { items: newestFirst.slice(at + 1, at + 1 + limit), hasMore: at + 1 + limit < newestFirst.length };
+    return { items: slice(at + 1, at + 1 + limit), hasMore: at + 1 + limit < newestFirst.length };
   }
-  return { items: newestFirst.slice(Math.max(0, at - limit), at), hasMore: at - limit > 0 };
+  return { items: slice(Math.max(0, at - limit), at), hasMore: at - limit > 0 };
 }
 
 function apiKeyOf(request: FakeRequest): string | undefined {
