@@ -1,5 +1,6 @@
 import { type DisputeRecord, toDisputeObject } from './disputes.js';
 import { type FieldValue, own } from './evidence.js';
+import { minorUnitExponent } from './money.js';
 import { parseTimestamp } from './params.js';
 import type { FieldType, TemplateShape } from './templates.js';
 
@@ -9,23 +10,6 @@ import type { FieldType, TemplateShape } from './templates.js';
  */
 
 export type EvidenceValue = string | number | boolean;
-
-const exponents = new Map<string, number>();
-
-/** Minor-unit digits of a currency, from ICU under a fixed locale; 2 for a code ICU does not know. */
-function minorUnitExponent(code: string): number {
-  let exponent = exponents.get(code);
-  if (exponent === undefined) {
-    try {
-      const format = new Intl.NumberFormat('en-US', { style: 'currency', currency: code });
-      exponent = format.resolvedOptions().maximumFractionDigits ?? 2;
-    } catch {
-      exponent = 2;
-    }
-    exponents.set(code, exponent);
-  }
-  return exponent;
-}
 
 /** `4999, 'usd'` → `49.99 USD`; `5000, 'jpy'` → `5000 JPY`; no currency: the bare number. */
 export function formatAmount(amount: number, currency: string | null): string {

@@ -1,4 +1,5 @@
 import { CsvError, parse } from 'csv-parse/sync';
+import { decimalToMinorUnits } from '../domain/money.js';
 import { ReportError } from './types.js';
 
 /**
@@ -12,6 +13,10 @@ export interface ReportRow {
   line: number;
   /** A column's value, trimmed; empty when the column is absent or blank. */
   get(column: string): string;
+  /** The error refusing the file for `problem` in this row, named by its line. */
+  fail(problem: string): ReportError;
+  /** The amount in one column, in the currency another column names, as minor units (minorUnits). */
+  amount(amountColumn: string, currencyColumn: string): { amount: number; currency: string };
 }
 
 /** The rows under the header line; a file without one of `required` columns is refused whole. */
@@ -32,44 +37,36 @@ export function readReportRows(csv: string, required: readonly string[]): Report
       `line 1: the header has no ${missing.map((name) => `"${name}"`).join(', ')} column`,
     );
   }
-  return body.map(({ record, info }) => ({
-    line: info.lines,
-    get(column: string) {
+  return body.map(({ record, info }) => {
+    const get = (column: string) => {
       const at = positions.get(column.toLowerCase());
       return at === undefined ? '' : (record[at] ?? '').trim();
-    },
-  }));
-}
-
-const exponents = new Map<string, number>();
-
-/**
- * Minor-unit digits of a currency from ICU, as this service shows amounts (domain/evidence-format.ts):
- * JPY 0, EUR 2, KWD 3; a well-formed code ICU does not know has 2.
- */
-function exponentOf(currency: string): number {
-  const code = currency.toUpperCase();
-  let exponent = exponents.get(code);
-  if (exponent === undefined) {
-    const format = new Intl.NumberFormat('en-US', { style: 'currency', currency: code });
-    exponent = format.resolvedOptions().maximumFractionDigits ?? 2;
-    exponents.set(code, exponent);
-  }
-  return exponent;
+    };
+    const fail = (problem: string) => new ReportError(`line ${info.lines}: ${problem}`);
+    return {
+      line: info.lines,
+      get,
+      fail,
+      amount(amountColumn: string, currencyColumn: string) {
+        const text = get(amountColumn);
+        const currency = get(currencyColumn);
+        const amount = minorUnits(text, currency);
+        if (amount === null) throw fail(`"${text} ${currency}" is not an amount`);
+        return { amount, currency };
+      },
+    };
+  });
 }
 
 /**
- * A decimal amount in major units (`12.50`, `1000`, `-3.125`) as minor units of the currency, exactly
- * (no floating point): `12.50 EUR` → 1250, `1000 JPY` → 1000, `3.125 KWD` → 3125. Reports book disputes
- * as debits or credits, so the sign is dropped. Null when it is not such a number, has more decimals than
- * the currency, or the currency is not a three-letter code.
+ * A decimal amount in major units (`12.50`, `1000`, `-3.125`, `+7.`) as minor units of the currency,
+ * exactly (domain/money.ts): `12.50 EUR` → 1250, `1000 JPY` → 1000, `3.125 KWD` → 3125. Reports book
+ * disputes as debits or credits, so the sign is dropped. Null when it is not such a number, has more
+ * decimals than the currency, or the currency is not a three-letter code.
  */
 export function minorUnits(decimal: string, currency: string): number | null {
   const match = /^[-+]?(\d+)(?:\.(\d*))?$/.exec(decimal.trim());
-  const exponent = /^[A-Za-z]{3}$/.test(currency) ? exponentOf(currency) : null;
-  if (!match || exponent === null) return null;
+  if (!match || !/^[A-Za-z]{3}$/.test(currency)) return null;
   const [, whole = '', fraction = ''] = match;
-  if (/[^0]/.test(fraction.slice(exponent))) return null;
-  const value = Number(whole + fraction.slice(0, exponent).padEnd(exponent, '0'));
-  return Number.isSafeInteger(value) ? value : null;
+  return decimalToMinorUnits(fraction === '' ? whole : `${whole}.${fraction}`, currency) ?? null;
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Db } from '../db/client.js';
 import { connectedAccounts } from '../db/schema/index.js';
 import { ApiError } from '../domain/errors.js';
-import { describeError, type Logger } from '../logger.js';
+import type { Logger } from '../logger.js';
 import type { AdapterRegistry } from '../processors/registry.js';
 import { ProcessorError, PushRejectedError } from '../processors/types.js';
 import type { SecretBox } from '../secrets.js';

@@ -15,7 +15,7 @@ import {
   type SubmitEvidenceRequest,
   type SubmitEvidenceResult,
 } from '../types.js';
-import { defenseFor, disputeFromEvent, pdfLimitBytes, permanentRefusals } from './mapping.js';
+import { defenseFor, disputeFromEvent, pdfLimitBytes } from './mapping.js';
 import { eventOf, isDisputeEvent, notificationSchema, verifies } from './notifications.js';
 import { readAdyenReport } from './report.js';
 
@@ -242,8 +242,10 @@ export class AdyenAdapter implements ProcessorAdapter {
     const { success, errorMessage } = read.disputeServiceResult;
     if (!success) {
       const message = errorMessage ?? 'no message';
+      // Permanent whatever the message: a retry goes out under the same Idempotency-Key, and Adyen
+      // answers it with this same refusal.
       throw new ProcessorError(processor, `Adyen refused ${path}: ${message}`, {
-        retryable: !permanentRefusals.some((pattern) => pattern.test(message)),
+        retryable: false,
         status: answer.status,
         excerpt: http.excerpt(answer.body),
       });

@@ -1,6 +1,7 @@
-import type { DisputeState } from '../../domain/states.js';
+import { closedStates, type DisputeState } from '../../domain/states.js';
 import type { kinds, Reason } from '../../domain/vocabulary.js';
 import { networkReason } from '../network-reasons.js';
+import { normalizedDispute } from '../normalized.js';
 import type { NormalizedDispute } from '../types.js';
 
 /**
@@ -100,8 +101,6 @@ export interface DisputeEvent {
   shopperReference: string | null;
 }
 
-const closedStates: ReadonlySet<DisputeState> = new Set(['won', 'lost', 'warning_closed', 'charge_refunded']);
-
 function kindOf(event: DisputeEvent): Kind {
   const { kind } = eventRules[event.eventCode] as EventRule;
   if (kind !== 'by_codes') return kind;
@@ -127,7 +126,7 @@ export function disputeFromEvent(event: DisputeEvent): NormalizedDispute {
   const kind = kindOf(event);
   const state = stateOf(event, kind);
   const opens = (eventRules[event.eventCode] as EventRule).opens;
-  return {
+  return normalizedDispute({
     id: event.pspReference,
     state,
     reason: reasonOf(event, kind),
@@ -135,25 +134,12 @@ export function disputeFromEvent(event: DisputeEvent): NormalizedDispute {
     chargedAt: event.chargedAt,
     disputedAt: event.disputedAt ?? (opens ? event.eventDate : null),
     dueBy: event.dueBy,
-    closedAt: closedStates.has(state) ? event.eventDate : null,
+    closedAt: closedStates.includes(state) ? event.eventDate : null,
     charge: event.originalReference,
-    isChargeRefundable: null,
     amount: event.amount,
     currency: event.currency?.toLowerCase() ?? null,
-    fee: null,
-    reversalAmount: null,
-    reversalTotal: null,
-    reversalCurrency: null,
     customer: event.shopperReference,
-    customerName: null,
-    customerEmail: null,
-    customerPurchaseIp: null,
-    addressZip: null,
-    addressLine1Check: null,
-    addressZipCheck: null,
-    cvcCheck: null,
-    statementDescriptor: null,
-  };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -211,9 +197,3 @@ function documentFor(reason: DefenseReason): { rank: number; documentType: strin
 
 /** Adyen's size limit for a PDF defense document (Diners and Discover take 3 MB; 2 MB holds for all). */
 export const pdfLimitBytes = 2 * 1024 * 1024;
-
-/**
- * `disputeServiceResult.errorMessage` texts that sending again will not change (PROCESSORS.md 4.2). Any
- * other refusal inside a 200 is treated as passing: Adyen documents no list of them.
- */
-export const permanentRefusals: readonly RegExp[] = [/dispute expired/i, /not defendable/i, /not found/i];

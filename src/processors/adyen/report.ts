@@ -1,6 +1,6 @@
 import { latestById } from '../../domain/mirroring.js';
-import { minorUnits, type ReportRow, readReportRows } from '../report-files.js';
-import { type NormalizedDispute, ReportError } from '../types.js';
+import { type ReportRow, readReportRows } from '../report-files.js';
+import type { NormalizedDispute } from '../types.js';
 import { type DisputeEvent, disputeFromEvent, eventRules } from './mapping.js';
 
 /**
@@ -84,26 +84,22 @@ export function readAdyenReport(csv: string): NormalizedDispute[] {
 }
 
 function eventOfRow(row: ReportRow): DisputeEvent {
-  const fail = (problem: string) => new ReportError(`line ${row.line}: ${problem}`);
   const value = (column: string) => row.get(column) || null;
   const recordType = row.get(reportColumns.recordType);
   const eventCode = recordType.replace(/(?<=[a-z])(?=[A-Z])/g, '_').toUpperCase();
-  if (!Object.hasOwn(eventRules, eventCode)) throw fail(`"${recordType}" is not a dispute record type`);
+  if (!Object.hasOwn(eventRules, eventCode)) throw row.fail(`"${recordType}" is not a dispute record type`);
   const reference = row.get(reportColumns.disputeReference);
-  if (!reference) throw fail(`"${reportColumns.disputeReference}" is empty`);
-  const currency = row.get(reportColumns.currency);
-  const amountText = row.get(reportColumns.amount);
-  const amount = minorUnits(amountText, currency);
-  if (amount === null) throw fail(`"${amountText} ${currency}" is not an amount`);
+  if (!reference) throw row.fail(`"${reportColumns.disputeReference}" is empty`);
+  const { amount, currency } = row.amount(reportColumns.amount, reportColumns.currency);
   const date = (column: string) => {
     const text = row.get(column);
     if (!text) return null;
     const at = momentOf(text, row.get(`${column} TimeZone`) || 'UTC');
-    if (!at) throw fail(`"${column}" ${text} ${row.get(`${column} TimeZone`)} is not a date`.trimEnd());
+    if (!at) throw row.fail(`"${column}" ${text} ${row.get(`${column} TimeZone`)} is not a date`.trimEnd());
     return at;
   };
   const recordDate = date(reportColumns.recordDate);
-  if (!recordDate) throw fail(`"${reportColumns.recordDate}" is empty`);
+  if (!recordDate) throw row.fail(`"${reportColumns.recordDate}" is empty`);
   return {
     pspReference: reference,
     originalReference: value(reportColumns.paymentReference),

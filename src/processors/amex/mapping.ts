@@ -1,6 +1,9 @@
-import type { DisputeState } from '../../domain/states.js';
+import { type AmountProblem, readMinorUnits } from '../../domain/money.js';
+import { closedStates, type DisputeState } from '../../domain/states.js';
 import type { kinds } from '../../domain/vocabulary.js';
+import { folded, foldKeys } from '../folded-names.js';
 import { networkReason } from '../network-reasons.js';
+import { normalizedDispute } from '../normalized.js';
 import type { NormalizedDispute } from '../types.js';
 
 /**
@@ -86,9 +89,6 @@ export class CellProblem extends Error {
   }
 }
 
-const folded = (name: string) => name.trim().toLowerCase().replace(/\s+/g, ' ');
-const foldKeys = <Value>(table: Record<string, Value>) =>
-  new Map(Object.entries(table).map(([name, value]) => [folded(name), value]));
 const typesByName = foldKeys(caseTypes);
 const statusesByName = foldKeys(statusStates);
 
@@ -104,22 +104,12 @@ export function fieldColumns(header: readonly string[]): Partial<Record<ReportFi
   return found;
 }
 
-const exponents = new Map<string, number>();
-
-/** Minor-unit digits of a currency, as ICU knows them (JPY 0, KWD 3); 2 for a code it does not know. */
-function exponentOf(currency: string): number {
-  let exponent = exponents.get(currency);
-  if (exponent === undefined) {
-    try {
-      const format = new Intl.NumberFormat('en-US', { style: 'currency', currency });
-      exponent = format.resolvedOptions().maximumFractionDigits ?? 2;
-    } catch {
-      exponent = 2;
-    }
-    exponents.set(currency, exponent);
-  }
-  return exponent;
-}
+/** What is wrong with an amount cell, in the words the import reports it with. */
+const amountProblems: Record<AmountProblem, (code: string) => string> = {
+  not_decimal: () => 'is not an amount',
+  too_many_decimals: (code) => `has more decimals than ${code} takes`,
+  too_large: () => 'is too large',
+};
 
 /**
  * An amount cell (`USD 1,234.56`, `1234.56 USD`, `$1,234.56`, `(12.00)`) in minor units, exactly, with
@@ -151,16 +141,11 @@ export function amountOf(
       `"${cell}" has no currency (download the report with "Include currency")`,
     );
   }
-  const digits = /^\(?-?\$?(\d{1,3}(?:,\d{3})*|\d+)(?:\.(\d+))?\)?$/.exec(figure.replace(/\s/g, ''));
-  if (!digits) throw new CellProblem('amount', `"${cell}" is not an amount`);
-  const exponent = exponentOf(code);
-  const fraction = (digits[2] ?? '').padEnd(exponent, '0');
-  if (/[^0]/.test(fraction.slice(exponent))) {
-    throw new CellProblem('amount', `"${cell}" has more decimals than ${code} takes`);
-  }
-  const amount = Number(`${(digits[1] ?? '').replace(/,/g, '')}${fraction.slice(0, exponent)}`);
-  if (!Number.isSafeInteger(amount)) throw new CellProblem('amount', `"${cell}" is too large`);
-  return { amount, currency: code.toLowerCase() };
+  const decimal = /^\(?-?\$?((?:\d{1,3}(?:,\d{3})*|\d+)(?:\.\d+)?)\)?$/.exec(figure.replace(/\s/g, ''))?.[1];
+  if (decimal === undefined) throw new CellProblem('amount', `"${cell}" is not an amount`);
+  const read = readMinorUnits(decimal.replace(/,/g, ''), code);
+  if ('problem' in read) throw new CellProblem('amount', `"${cell}" ${amountProblems[read.problem](code)}`);
+  return { amount: read.amount, currency: code.toLowerCase() };
 }
 
 /**
@@ -179,8 +164,6 @@ export function dateOf(field: ReportField, cell: string | undefined): Date | nul
   }
   return date;
 }
-
-const closed: ReadonlySet<DisputeState> = new Set(['won', 'lost', 'warning_closed', 'charge_refunded']);
 
 /** One report row, its cells by field, as this service's dispute. */
 export function disputeFromRow(cells: Partial<Record<ReportField, string>>): NormalizedDispute {
@@ -201,7 +184,7 @@ export function disputeFromRow(cells: Partial<Record<ReportField, string>>): Nor
     (later, date) => (date && (!later || date > later) ? date : later),
     null,
   );
-  return {
+  return normalizedDispute({
     id,
     state,
     reason: networkReason(cells.reasonCode, 'amex'),
@@ -209,23 +192,10 @@ export function disputeFromRow(cells: Partial<Record<ReportField, string>>): Nor
     chargedAt,
     disputedAt,
     dueBy,
-    closedAt: closed.has(state) ? (dateOf('closed', cells.closed) ?? latest) : null,
+    closedAt: closedStates.includes(state) ? (dateOf('closed', cells.closed) ?? latest) : null,
     charge: cells.charge?.trim() || null,
-    isChargeRefundable: null,
     amount,
     currency,
-    fee: null,
-    reversalAmount: null,
-    reversalTotal: null,
-    reversalCurrency: null,
-    customer: null,
     customerName: cells.cardMemberName?.trim() || null,
-    customerEmail: null,
-    customerPurchaseIp: null,
-    addressZip: null,
-    addressLine1Check: null,
-    addressZipCheck: null,
-    cvcCheck: null,
-    statementDescriptor: null,
-  };
+  });
 }

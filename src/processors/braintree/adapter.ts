@@ -8,6 +8,7 @@ import {
   openHttp,
   readCredentials,
 } from '../connection.js';
+import { utcDay } from '../dates.js';
 import type {
   AcceptDisputeRequest,
   Capabilities,
@@ -24,7 +25,7 @@ import type {
   SubmitEvidenceResult,
 } from '../types.js';
 import { ProcessorError } from '../types.js';
-import { advance, pageOf, readCursor, searchOf, utcDay, writeCursor } from './cursor.js';
+import { advance, pageOf, readCursor, searchOf, writeCursor } from './cursor.js';
 import { BraintreeGateway } from './gateway.js';
 import { toNormalizedDispute } from './mapping.js';
 import { findPastPayments } from './past-payments.js';

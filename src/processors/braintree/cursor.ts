@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { shiftDay } from '../dates.js';
 import { ProcessorError } from '../types.js';
 
 /**
@@ -118,14 +119,4 @@ export function advance(cursor: Cursor, read: PageRead, today: string): { next: 
     next: { since: steady ? shiftDay(scan.day, -lookbackDays) : cursor.since, scan: null },
     hasMore: false,
   };
-}
-
-export function utcDay(at: Date): string {
-  return at.toISOString().slice(0, 10);
-}
-
-export function shiftDay(value: string, days: number): string {
-  const at = new Date(`${value}T00:00:00Z`);
-  at.setUTCDate(at.getUTCDate() + days);
-  return utcDay(at);
 }

@@ -1,6 +1,9 @@
 import { z } from 'zod';
-import type { DisputeState } from '../../domain/states.js';
+import { decimalToMinorUnits } from '../../domain/money.js';
+import { closedStates, type DisputeState } from '../../domain/states.js';
 import type { kinds, Reason } from '../../domain/vocabulary.js';
+import { momentOf, startOfDay } from '../dates.js';
+import { normalizedDispute } from '../normalized.js';
 import type { NormalizedDispute } from '../types.js';
 import type { XmlValue } from './xml.js';
 
@@ -68,8 +71,6 @@ export const kindTable: Record<BraintreeKind, (typeof kinds)[number]> = {
   retrieval: 'retrieval',
 };
 
-const closedStates: ReadonlySet<DisputeState> = new Set(['won', 'lost', 'warning_closed', 'charge_refunded']);
-
 const datePattern = /^\d{4}-\d{2}-\d{2}$/;
 const decimalPattern = /^-?\d+(\.\d+)?$/;
 
@@ -120,7 +121,7 @@ export const braintreeDispute = z
   })
   .superRefine((dispute, context) => {
     const amount = dispute['amount-disputed'] ?? dispute.amount;
-    if (amount != null && minorUnits(amount, dispute['currency-iso-code']) === undefined) {
+    if (amount != null && decimalToMinorUnits(amount, dispute['currency-iso-code']) === undefined) {
       context.addIssue({
         code: 'custom',
         path: ['amount-disputed'],
@@ -149,33 +150,19 @@ export function toNormalizedDispute(dispute: BraintreeDispute): NormalizedDisput
   const state = stateOf(dispute.status, kind);
   const currency = dispute['currency-iso-code'];
   const amount = dispute['amount-disputed'] ?? dispute.amount;
-  return {
+  return normalizedDispute({
     id: dispute.id,
     state,
     reason: reasonOf(dispute.reason),
     kind: kindTable[kind],
     chargedAt: momentOf(dispute.transaction?.['created-at']),
-    disputedAt: dayOf(dispute['received-date']) ?? momentOf(dispute['created-at']),
-    dueBy: dayOf(dispute['reply-by-date']),
-    closedAt: closedStates.has(state) ? closedAt(dispute) : null,
+    disputedAt: startOfDay(dispute['received-date']) ?? momentOf(dispute['created-at']),
+    dueBy: startOfDay(dispute['reply-by-date']),
+    closedAt: closedStates.includes(state) ? closedAt(dispute) : null,
     charge: dispute.transaction?.id ?? null,
-    isChargeRefundable: null,
-    amount: amount == null ? null : (minorUnits(amount, currency) ?? null),
+    amount: amount == null ? null : (decimalToMinorUnits(amount, currency) ?? null),
     currency: currency.toLowerCase(),
-    fee: null,
-    reversalAmount: null,
-    reversalTotal: null,
-    reversalCurrency: null,
-    customer: null,
-    customerName: null,
-    customerEmail: null,
-    customerPurchaseIp: null,
-    addressZip: null,
-    addressLine1Check: null,
-    addressZipCheck: null,
-    cvcCheck: null,
-    statementDescriptor: null,
-  };
+  });
 }
 
 /**
@@ -186,56 +173,8 @@ export function toNormalizedDispute(dispute: BraintreeDispute): NormalizedDisput
 function closedAt(dispute: BraintreeDispute): Date | null {
   const reached = (dispute['status-history'] ?? [])
     .filter((event) => event.status === dispute.status)
-    .map((event) => momentOf(event.timestamp) ?? dayOf(event['effective-date']))
+    .map((event) => momentOf(event.timestamp) ?? startOfDay(event['effective-date']))
     .filter((at): at is Date => at !== null)
     .sort((a, b) => b.getTime() - a.getTime());
-  return reached[0] ?? momentOf(dispute['updated-at']) ?? dayOf(dispute['date-won']);
-}
-
-/**
- * A date without time or zone (`reply-by-date`, `received-date`) as the start of that day in UTC: for a
- * deadline that is the earliest it can mean wherever the merchant is, so work planned before it is early,
- * never late (Braintree does not say in which zone its dates are).
- */
-export function dayOf(value: string | null | undefined): Date | null {
-  return value ? new Date(`${value}T00:00:00Z`) : null;
-}
-
-function momentOf(value: string | null | undefined): Date | null {
-  return value ? new Date(value) : null;
-}
-
-const exponents = new Map<string, number>();
-
-/** Minor-unit digits of a currency (ISO 4217, via ICU: JPY 0, USD 2, BHD 3); 2 for a code ICU lacks. */
-export function minorUnitDigits(currency: string): number {
-  const code = currency.toUpperCase();
-  let digits = exponents.get(code);
-  if (digits === undefined) {
-    try {
-      digits = new Intl.NumberFormat('en-US', { style: 'currency', currency: code }).resolvedOptions()
-        .maximumFractionDigits;
-    } catch {
-      digits = undefined;
-    }
-    digits ??= 2;
-    exponents.set(code, digits);
-  }
-  return digits;
-}
-
-/**
- * A decimal string in major units (`"12.34"`, Braintree's amounts) as an integer of minor units, exactly
- * (no floating point); undefined when it has more significant decimals than the currency has, or is too
- * large to count exactly. Extra zero decimals (`"1500.00"` yen) are harmless.
- */
-export function minorUnits(decimal: string, currency: string): number | undefined {
-  const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(decimal);
-  if (!match) return undefined;
-  const [, sign, whole = '', fraction = ''] = match;
-  const digits = minorUnitDigits(currency);
-  if (/[1-9]/.test(fraction.slice(digits))) return undefined;
-  const value = Number(`${whole}${fraction.slice(0, digits).padEnd(digits, '0')}`);
-  if (!Number.isSafeInteger(value)) return undefined;
-  return sign === '-' && value !== 0 ? -value : value;
+  return reached[0] ?? momentOf(dispute['updated-at']) ?? startOfDay(dispute['date-won']);
 }

@@ -1,6 +1,6 @@
 import type { PastPayment } from '../../domain/evidence.js';
+import { decimalToMinorUnits } from '../../domain/money.js';
 import type { BraintreeGateway, SearchedTransaction } from './gateway.js';
-import { minorUnits } from './mapping.js';
 
 /**
  * Earlier payments with the disputed card, from Braintree's transaction search
@@ -54,7 +54,7 @@ export async function findPastPayments(
 }
 
 function pastPaymentOf(payment: SearchedTransaction): PastPayment[] {
-  const amount = minorUnits(payment.amount, payment['currency-iso-code']);
+  const amount = decimalToMinorUnits(payment.amount, payment['currency-iso-code']);
   if (amount === undefined) return [];
   const customer = payment.customer?.id;
   const address = shippingAddress(payment.shipping);

@@ -38,7 +38,9 @@ export function ownerOf(evidence: BraintreeEvidence, key: string): 'ours' | 'ear
   const comments = evidence.comments ?? '';
   const url = evidence.url ?? '';
   if (comments.startsWith(evidenceMarker(key)) || url.includes(documentName(key))) return 'ours';
-  if (/^\[rebuttal [^\]\s]+\]/.test(comments) || /rebuttal-[A-Za-z0-9_-]+\.pdf/.test(url)) {
+  // Only this service's own submission ids (`sub_` and 20 characters): evidence the merchant named alike
+  // in the Control Panel (`rebuttal-letter.pdf`, `[rebuttal draft]`) is the merchant's, and stays.
+  if (/^\[rebuttal sub_[0-9a-z]{20}\]/.test(comments) || /rebuttal-sub_[0-9a-z]{20}\.pdf/.test(url)) {
     return 'earlier attempt';
   }
   return 'merchant';

@@ -90,6 +90,20 @@ const cursorSchema = z.object({
 });
 type Cursor = z.infer<typeof cursorSchema>;
 
+/**
+ * Statuses a dispute reaches only once evidence was submitted (POST): seeing one with our document staged
+ * means a submission whose answer was lost got through. `expired`, `accepted`, `canceled` and `resolved`
+ * follow no submission.
+ */
+const afterSubmission = new Set<string>([
+  'evidence_under_review',
+  'won',
+  'lost',
+  'arbitration_under_review',
+  'arbitration_won',
+  'arbitration_lost',
+]);
+
 export class CheckoutAdapter implements ProcessorAdapter {
   readonly name = processor;
   readonly capabilities: Capabilities = {
@@ -169,7 +183,8 @@ export class CheckoutAdapter implements ProcessorAdapter {
     if (!current) throw unknown(dispute.id);
     const staged = await this.#stagedDocument(http, path, document);
     if (current.status !== 'evidence_required') {
-      if (staged) return { reference: staged };
+      // Staged is not submitted: only a status that follows a submission says our POST got through.
+      if (staged && afterSubmission.has(current.status)) return { reference: staged };
       throw refusal(`The dispute is ${current.status} at Checkout.com: it takes no evidence.`);
     }
     const file = staged ?? (await this.#upload(http, document));

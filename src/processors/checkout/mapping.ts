@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { closedStates, type DisputeState } from '../../domain/states.js';
 import type { kinds, Reason } from '../../domain/vocabulary.js';
+import { momentOf } from '../dates.js';
 import { networkReason } from '../network-reasons.js';
+import { normalizedDispute } from '../normalized.js';
 import type { NormalizedDispute } from '../types.js';
 
 /**
@@ -133,7 +135,7 @@ export const needsDetail = (dispute: CheckoutDispute): boolean =>
 export function normalizeDispute(dispute: CheckoutDispute): NormalizedDispute {
   const state = stateOf(dispute);
   const scheme = dispute.payment_method ?? dispute.payment?.method;
-  return {
+  return normalizedDispute({
     id: dispute.id,
     state,
     reason: reasonOf(dispute.category, dispute.reason_code, scheme),
@@ -141,33 +143,17 @@ export function normalizeDispute(dispute: CheckoutDispute): NormalizedDispute {
     // Only the full object carries the payment's `processed_on`; the list's summary does not. Both
     // answers must agree, or every poll would undo what a push's fetch wrote.
     chargedAt: null,
-    disputedAt: dateOf(dispute.received_on),
-    dueBy: dateOf(dispute.evidence_required_by),
+    disputedAt: momentOf(dispute.received_on),
+    dueBy: momentOf(dispute.evidence_required_by),
     // Checkout.com publishes no closing date: the last update of a decided dispute is its decision.
     closedAt: closedStates.includes(state) ? new Date(dispute.last_update) : null,
     charge: dispute.payment_id ?? dispute.payment?.id ?? null,
-    isChargeRefundable: null,
     // Already in minor units of the currency's own exponent (JPY 0, BHD 3). Disputes against credits come
     // negative ("positive or negative depending on the type of transaction"); the disputed sum is its size.
     amount: Math.abs(dispute.amount),
     currency: dispute.currency.toLowerCase(),
-    fee: null,
-    reversalAmount: null,
-    reversalTotal: null,
-    reversalCurrency: null,
-    customer: null,
-    customerName: null,
-    customerEmail: null,
-    customerPurchaseIp: null,
-    addressZip: null,
-    addressLine1Check: null,
-    addressZipCheck: null,
-    cvcCheck: null,
-    statementDescriptor: null,
-  };
+  });
 }
-
-const dateOf = (value: string | null | undefined): Date | null => (value ? new Date(value) : null);
 
 /**
  * The text halves of Checkout.com's evidence pairs (`PUT /disputes/{id}/evidence`), each fed by the

@@ -294,11 +294,46 @@ function readTransmission(headers: PushRequest['headers']): Record<keyof typeof 
   const missing = fields.filter(({ value }) => !value).map(({ header }) => header);
   if (missing.length > 0)
     throw new PushRejectedError(`The push lacks PayPal's ${missing.join(', ')} header(s).`);
-  return Object.fromEntries(fields.map(({ field, value }) => [field, value])) as Record<
+  const transmission = Object.fromEntries(fields.map(({ field, value }) => [field, value])) as Record<
     keyof typeof transmissionHeaders,
     string
   >;
+  checkTransmission(transmission);
+  return transmission;
 }
+
+/**
+ * What can be refused without asking PayPal: verifying costs the account two calls (a token and the
+ * verification) out of its rate limit, so a forged push must not reach them. PayPal signs with
+ * SHA256withRSA and serves its certificates from its own hosts, and retries a push for at most 3 days.
+ */
+function checkTransmission(transmission: Record<keyof typeof transmissionHeaders, string>): void {
+  if (transmission.auth_algo !== 'SHA256withRSA') {
+    throw new PushRejectedError(
+      `The push is signed with ${transmission.auth_algo}, not PayPal's SHA256withRSA.`,
+    );
+  }
+  let certHost: string;
+  try {
+    const url = new URL(transmission.cert_url);
+    if (url.protocol !== 'https:') throw new Error('not https');
+    certHost = url.hostname;
+  } catch {
+    throw new PushRejectedError('The push names no https certificate URL.');
+  }
+  if (certHost !== 'paypal.com' && !certHost.endsWith('.paypal.com')) {
+    throw new PushRejectedError(`The push's certificate is not PayPal's (${certHost}).`);
+  }
+  const sent = Date.parse(transmission.transmission_time);
+  const age = Date.now() - sent;
+  if (Number.isNaN(sent) || age > pushMaxAgeMs || age < -pushClockSkewMs) {
+    throw new PushRejectedError('The push was not sent within the time PayPal retries one.');
+  }
+}
+
+/** PayPal retries a push for 3 days; a day more allows for our own downtime. */
+const pushMaxAgeMs = 4 * 86_400_000;
+const pushClockSkewMs = 5 * 60_000;
 
 const eventSchema = z.object({
   event_type: z.string(),

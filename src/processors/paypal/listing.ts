@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ProcessorError } from '../types.js';
 import type { PaypalLink } from './mapping.js';
 
 /**
@@ -82,6 +83,9 @@ export function nextCursor(
     position.started ?? new Date(Number.isNaN(answeredAt) ? Date.now() : answeredAt).toISOString();
   const next = links.find((link) => link.rel === 'next');
   if (next) {
+    if (!URL.canParse(next.href, 'https://api-m.paypal.com')) {
+      throw new ProcessorError('paypal', "PayPal's next-page link is not a URL.", { retryable: false });
+    }
     const query = Object.fromEntries(new URL(next.href, 'https://api-m.paypal.com').searchParams);
     return { cursor: JSON.stringify({ after: position.after, started, next: query }), hasMore: true };
   }

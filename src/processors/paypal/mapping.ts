@@ -1,7 +1,10 @@
 import { z } from 'zod';
+import { decimalToMinorUnits } from '../../domain/money.js';
 import { closedStates, type DisputeState } from '../../domain/states.js';
 import type { kinds, Reason } from '../../domain/vocabulary.js';
+import { momentOf } from '../dates.js';
 import { networkReason } from '../network-reasons.js';
+import { normalizedDispute } from '../normalized.js';
 import type { NormalizedDispute } from '../types.js';
 
 /**
@@ -121,7 +124,7 @@ const timestamp = z.string().refine((text) => !Number.isNaN(Date.parse(text)), '
 const moneySchema = z
   .object({ currency_code: z.string().length(3), value: z.string() })
   .transform((money, context) => {
-    const amount = minorUnits(money.value, money.currency_code);
+    const amount = decimalToMinorUnits(money.value, money.currency_code);
     if (amount === undefined) {
       context.addIssue({
         code: 'custom',
@@ -131,41 +134,6 @@ const moneySchema = z
     }
     return { amount, currency: money.currency_code.toLowerCase() };
   });
-
-const exponents = new Map<string, number>();
-
-/**
- * Minor-unit digits of a currency from ICU, the source src/domain/evidence-format.ts formats amounts with,
- * so that what is stored here reads back as PayPal wrote it; 2 for a code ICU does not know.
- */
-function currencyExponent(code: string): number {
-  const upper = code.toUpperCase();
-  let exponent = exponents.get(upper);
-  if (exponent === undefined) {
-    try {
-      const format = new Intl.NumberFormat('en-US', { style: 'currency', currency: upper });
-      exponent = format.resolvedOptions().maximumFractionDigits ?? 2;
-    } catch {
-      exponent = 2;
-    }
-    exponents.set(upper, exponent);
-  }
-  return exponent;
-}
-
-/** `"12.50"` USD → 1250; undefined for text that is not an exact amount in the currency. */
-export function minorUnits(value: string, currency: string): number | undefined {
-  const match = /^(-?)(\d*)(?:\.(\d+))?$/.exec(value.trim());
-  if (!match || (match[2] === '' && match[3] === undefined)) return undefined;
-  const [, sign, whole = '', fraction = ''] = match;
-  const exponent = currencyExponent(currency);
-  // Digits past the currency's own are only allowed as zeros ("1500.00" JPY): anything else is not exact.
-  if (/[^0]/.test(fraction.slice(exponent))) return undefined;
-  const digits = `${whole}${fraction.slice(0, exponent).padEnd(exponent, '0')}`;
-  const amount = Number(BigInt(digits === '' ? '0' : digits));
-  if (!Number.isSafeInteger(amount)) return undefined;
-  return sign === '-' && amount > 0 ? -amount : amount;
-}
 
 const linkSchema = z.object({ href: z.string(), rel: z.string(), method: z.string().optional() });
 export type PaypalLink = z.infer<typeof linkSchema>;
@@ -293,45 +261,35 @@ function reversalOf(dispute: PaypalDispute) {
   return { fee, reversalAmount, reversalTotal: fee + reversalAmount, reversalCurrency: currency };
 }
 
-const dateOrNull = (text: string | undefined): Date | null => (text === undefined ? null : new Date(text));
-
 /** When a closed dispute closed: PayPal's last adjudication, else its last update. */
 function closedAtOf(dispute: PaypalDispute): Date | null {
   const adjudicated = dispute.adjudications
-    .map((adjudication) => dateOrNull(adjudication.adjudication_time))
+    .map((adjudication) => momentOf(adjudication.adjudication_time))
     .filter((at): at is Date => at !== null)
     .sort((a, b) => b.getTime() - a.getTime())[0];
-  return adjudicated ?? dateOrNull(dispute.update_time);
+  return adjudicated ?? momentOf(dispute.update_time);
 }
 
 export function toNormalizedDispute(dispute: PaypalDispute): NormalizedDispute {
   const state = stateOf(dispute);
   const [transaction] = dispute.disputed_transactions;
   const name = transaction?.buyer?.name;
-  return {
+  return normalizedDispute({
     id: dispute.dispute_id,
     state,
     reason: reasonOf(dispute),
     kind: kindOf(dispute.dispute_life_cycle_stage),
-    chargedAt: dateOrNull(transaction?.create_time),
-    disputedAt: dateOrNull(dispute.create_time),
-    dueBy: dateOrNull(dispute.seller_response_due_date),
+    chargedAt: momentOf(transaction?.create_time),
+    disputedAt: momentOf(dispute.create_time),
+    dueBy: momentOf(dispute.seller_response_due_date),
     closedAt: closedStates.includes(state) ? closedAtOf(dispute) : null,
     charge: transaction?.seller_transaction_id ?? null,
-    isChargeRefundable: null,
     amount: dispute.dispute_amount?.amount ?? null,
     currency: dispute.dispute_amount?.currency ?? null,
     ...reversalOf(dispute),
-    customer: null,
     customerName: typeof name === 'string' && name !== '' ? name : null,
     // PayPal: "if the merchant requests shows dispute details, the customer's email ID does not appear";
     // kept for the answers that do carry it.
     customerEmail: transaction?.buyer?.email ?? null,
-    customerPurchaseIp: null,
-    addressZip: null,
-    addressLine1Check: null,
-    addressZipCheck: null,
-    cvcCheck: null,
-    statementDescriptor: null,
-  };
+  });
 }

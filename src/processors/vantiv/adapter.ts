@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type AdapterContext, credentialProblem, openHttp, readCredentials } from '../connection.js';
+import { shiftDay, utcDay } from '../dates.js';
 import type { HttpAnswer, ProcessorHttp } from '../http.js';
 import {
   type AcceptDisputeRequest,
@@ -18,7 +19,6 @@ import {
   activityKey,
   answeredWith,
   type ChargebackCase,
-  dayOf,
   documentCodes,
   kindOf,
   latestActivity,
@@ -125,7 +125,7 @@ export class VantivAdapter implements ProcessorAdapter {
   async listDisputes({ connection, cursor }: ListDisputesRequest): Promise<DisputePage> {
     const { http, merchantId } = this.#open(connection);
     const now = new Date();
-    const today = dayOf(now);
+    const today = utcDay(now);
     const from = readCursor(cursor) ?? { open: true };
     // A cursor ahead of today (the clock moved back) reads today.
     const at: Cursor = 'day' in from && from.day > today ? { day: today } : from;
@@ -147,13 +147,13 @@ export class VantivAdapter implements ProcessorAdapter {
       cases.length > partSize && last
         ? { ...at, below: last.caseId }
         : !('day' in at)
-          ? { day: addDays(today, -firstPollDays) }
+          ? { day: shiftDay(today, -firstPollDays) }
           : at.day < today
-            ? { day: addDays(at.day, 1) }
+            ? { day: shiftDay(at.day, 1) }
             : null;
     return {
       disputes: page.map((found) => normalizeCase(found, now)),
-      nextCursor: JSON.stringify(next ?? { day: addDays(today, -1) }),
+      nextCursor: JSON.stringify(next ?? { day: shiftDay(today, -1) }),
       hasMore: next !== null,
     };
   }
@@ -249,7 +249,7 @@ async function caseToAnswer(
 
 /** Only a case waiting on the merchant can be answered; Vantiv refuses the rest, so it is not asked. */
 function refuseUnanswerable(chargebackCase: ChargebackCase): void {
-  const state = stateOf(chargebackCase, dayOf(new Date()));
+  const state = stateOf(chargebackCase, utcDay(new Date()));
   // Past its reply-by day a case in the Merchant queue is Vantiv's to refuse or still take.
   const answerable = ['needs_response', 'warning_needs_response', 'response_disabled'].includes(state);
   if (answerable) return;
@@ -353,10 +353,4 @@ function readCursor(cursor: string | null): Cursor | null {
   } catch {
     return null;
   }
-}
-
-function addDays(day: string, days: number): string {
-  const moment = new Date(`${day}T00:00:00.000Z`);
-  moment.setUTCDate(moment.getUTCDate() + days);
-  return dayOf(moment);
 }

@@ -1,7 +1,10 @@
 import { z } from 'zod';
-import type { DisputeState } from '../../domain/states.js';
+import { closedStates, type DisputeState } from '../../domain/states.js';
 import type { kinds } from '../../domain/vocabulary.js';
+import { startOfDay, utcDay } from '../dates.js';
+import { folded, foldKeys } from '../folded-names.js';
 import { networkReason } from '../network-reasons.js';
+import { normalizedDispute } from '../normalized.js';
 import type { NormalizedDispute } from '../types.js';
 
 /**
@@ -85,9 +88,6 @@ export function activityKey(activityType: string): string {
     .replace(/[^A-Z0-9]+/g, '_');
 }
 
-const folded = (name: string) => name.trim().toLowerCase().replace(/\s+/g, ' ');
-const foldKeys = <Value>(table: Record<string, Value>) =>
-  new Map(Object.entries(table).map(([name, value]) => [folded(name), value]));
 const queuesByName = foldKeys(queueMeanings);
 const cyclesByName = foldKeys(cycleKinds);
 
@@ -142,16 +142,6 @@ export const caseSchema = z.object({
 });
 export type ChargebackCase = z.infer<typeof caseSchema>;
 
-/** A date-only value as the start of its day in UTC; xs:date may carry a zone offset, which is dropped. */
-export function dateOf(value: string | undefined): Date | null {
-  return value ? new Date(`${value.slice(0, 10)}T00:00:00.000Z`) : null;
-}
-
-/** `YYYY-MM-DD` of a moment, in UTC. */
-export function dayOf(moment: Date): string {
-  return moment.toISOString().slice(0, 10);
-}
-
 /**
  * The case's most recent activity. Activities are dated by day only; the API lists them newest first (the
  * Python SDK's certification tests read `activity[0]` as the one just performed), so among activities of
@@ -200,39 +190,24 @@ export function stateOf(chargebackCase: ChargebackCase, today: string): DisputeS
   return retrieval ? 'warning_under_review' : 'under_review';
 }
 
-const closed: ReadonlySet<DisputeState> = new Set(['won', 'lost', 'warning_closed', 'charge_refunded']);
-
 /** The case as this service's dispute, on `now`. Amounts are already minor units (xs:long). */
 export function normalizeCase(chargebackCase: ChargebackCase, now: Date): NormalizedDispute {
-  const state = stateOf(chargebackCase, dayOf(now));
+  const state = stateOf(chargebackCase, utcDay(now));
   const closedOn = latestActivity(chargebackCase)?.activityDate ?? chargebackCase.dateReceivedByVantivCnp;
-  return {
+  return normalizedDispute({
     id: chargebackCase.caseId,
     state,
     reason: networkReason(chargebackCase.reasonCode, chargebackCase.cardType),
     kind: kindOf(chargebackCase.cycle),
-    chargedAt: dateOf(chargebackCase.originalTxnDay),
-    disputedAt: dateOf(chargebackCase.dayIssuedByBank ?? chargebackCase.dateReceivedByVantivCnp),
-    dueBy: dateOf(chargebackCase.replyByDay),
-    closedAt: closed.has(state) ? dateOf(closedOn) : null,
+    chargedAt: startOfDay(chargebackCase.originalTxnDay),
+    disputedAt: startOfDay(chargebackCase.dayIssuedByBank ?? chargebackCase.dateReceivedByVantivCnp),
+    dueBy: startOfDay(chargebackCase.replyByDay),
+    closedAt: closedStates.includes(state) ? startOfDay(closedOn) : null,
     charge: chargebackCase.vantivCnpTxnId ?? null,
-    isChargeRefundable: null,
     amount: chargebackCase.chargebackAmount === undefined ? null : Number(chargebackCase.chargebackAmount),
     currency: chargebackCase.chargebackCurrencyType?.toLowerCase() ?? null,
-    fee: null,
-    reversalAmount: null,
-    reversalTotal: null,
-    reversalCurrency: null,
     customer: chargebackCase.customerId ?? null,
-    customerName: null,
-    customerEmail: null,
-    customerPurchaseIp: null,
-    addressZip: null,
-    addressLine1Check: null,
-    addressZipCheck: null,
-    cvcCheck: null,
-    statementDescriptor: null,
-  };
+  });
 }
 
 /**

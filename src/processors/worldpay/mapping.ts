@@ -1,7 +1,9 @@
 import { z } from 'zod';
-import type { DisputeState } from '../../domain/states.js';
+import { closedStates, type DisputeState } from '../../domain/states.js';
 import type { kinds, Reason } from '../../domain/vocabulary.js';
+import { startOfDay } from '../dates.js';
 import { networkReason } from '../network-reasons.js';
+import { normalizedDispute } from '../normalized.js';
 import type { NormalizedDispute } from '../types.js';
 
 /**
@@ -115,14 +117,12 @@ export interface WorldpayRecord {
   reasonCategory: string | null;
 }
 
-const closedStates: ReadonlySet<DisputeState> = new Set(['won', 'lost', 'warning_closed', 'charge_refunded']);
-
 export function disputeFromRecord(record: WorldpayRecord): NormalizedDispute {
   const rule = statusRules[record.status];
   const kind = rule.kind ?? record.kind ?? 'chargeback';
   const state = rule.state[kind];
-  const closed = closedStates.has(state);
-  return {
+  const closed = closedStates.includes(state);
+  return normalizedDispute({
     id: record.reference,
     state,
     reason: reasonOf(record, kind),
@@ -133,23 +133,9 @@ export function disputeFromRecord(record: WorldpayRecord): NormalizedDispute {
     // An expired dispute closed at its due date when nothing says otherwise.
     closedAt: closed ? (record.at ?? (record.status === 'EXPIRED' ? record.dueBy : null)) : null,
     charge: record.reference,
-    isChargeRefundable: null,
     amount: record.amount,
     currency: record.currency?.toLowerCase() ?? null,
-    fee: null,
-    reversalAmount: null,
-    reversalTotal: null,
-    reversalCurrency: null,
-    customer: null,
-    customerName: null,
-    customerEmail: null,
-    customerPurchaseIp: null,
-    addressZip: null,
-    addressLine1Check: null,
-    addressZipCheck: null,
-    cvcCheck: null,
-    statementDescriptor: null,
-  };
+  });
 }
 
 function reasonOf(record: WorldpayRecord, kind: Kind): Reason {
@@ -188,7 +174,7 @@ export function recordOfEvent(event: WorldpayEvent): WorldpayRecord | null {
   const at = new Date(
     /(?:Z|[+-]\d{2}:?\d{2})$/.test(event.eventTimestamp) ? event.eventTimestamp : `${event.eventTimestamp}Z`,
   );
-  const chargedAt = details.date ? new Date(`${details.date.slice(0, 10)}T00:00:00Z`) : null;
+  const chargedAt = startOfDay(details.date);
   if (Number.isNaN(at.getTime()) || (chargedAt && Number.isNaN(chargedAt.getTime()))) return null;
   return {
     reference: details.transactionReference,

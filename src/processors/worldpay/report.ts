@@ -1,6 +1,6 @@
 import { latestById } from '../../domain/mirroring.js';
-import { minorUnits, type ReportRow, readReportRows } from '../report-files.js';
-import { type NormalizedDispute, ReportError } from '../types.js';
+import { type ReportRow, readReportRows } from '../report-files.js';
+import type { NormalizedDispute } from '../types.js';
 import {
   cycleKinds,
   disputeFromRecord,
@@ -42,24 +42,20 @@ export function readWorldpayReport(csv: string): NormalizedDispute[] {
 }
 
 function recordOfRow(row: ReportRow): WorldpayRecord {
-  const fail = (problem: string) => new ReportError(`line ${row.line}: ${problem}`);
   const reference = row.get(reportColumns.orderCode);
-  if (!reference) throw fail(`"${reportColumns.orderCode}" is empty`);
+  if (!reference) throw row.fail(`"${reportColumns.orderCode}" is empty`);
   const statusText = row.get(reportColumns.status);
   const status = statusText.toUpperCase().replace(/[\s-]+/g, '_');
-  if (!Object.hasOwn(statusRules, status)) throw fail(`"${statusText}" is not a dispute status`);
+  if (!Object.hasOwn(statusRules, status)) throw row.fail(`"${statusText}" is not a dispute status`);
   const cycle = row.get(reportColumns.cycle);
   const kind = cycle ? cycleKinds[cycle.toLowerCase()] : null;
-  if (kind === undefined) throw fail(`"${cycle}" is not a dispute cycle`);
-  const currency = row.get(reportColumns.currency);
-  const amountText = row.get(reportColumns.amount);
-  const amount = minorUnits(amountText, currency);
-  if (amount === null) throw fail(`"${amountText} ${currency}" is not an amount`);
+  if (kind === undefined) throw row.fail(`"${cycle}" is not a dispute cycle`);
+  const { amount, currency } = row.amount(reportColumns.amount, reportColumns.currency);
   const date = (column: string) => {
     const text = row.get(column);
     if (!text) return null;
     const at = dayOf(text);
-    if (!at) throw fail(`"${column}" ${text} is not a date`);
+    if (!at) throw row.fail(`"${column}" ${text} is not a date`);
     return at;
   };
   return {

@@ -181,11 +181,11 @@ describe('adyen adapter against the fake Adyen', () => {
       expect(error.message).toBe('Adyen refused supplyDefenseDocument: Dispute expired.');
     });
 
-    it('a refusal Adyen does not document as final may pass: transient', async () => {
+    it('any refusal is final: a retry under the same key would only be answered with it again', async () => {
       const { request } = await fresh('sub_adyen_unlisted_01');
       fake.refusals.set('defendDispute', 'Internal error, please try again.');
       const error = await failure(() => adapter.submitEvidence(request));
-      expect(error).toMatchObject({ retryable: true, status: 200 });
+      expect(error).toMatchObject({ retryable: false, status: 200 });
       expect(error.message).toBe('Adyen refused defendDispute: Internal error, please try again.');
     });
 

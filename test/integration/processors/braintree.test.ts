@@ -383,16 +383,24 @@ describe('braintree submission', () => {
     const held = fake.disputes.get(id);
     const earlier = { url: null, file: null, createdAt: time.now() };
     held?.evidence.push(
-      { ...earlier, id: 'ev_old_text', comments: '[rebuttal sub_old0001]\nold text' },
+      { ...earlier, id: 'ev_old_text', comments: '[rebuttal sub_old00000000000000001]\nold text' },
       { ...earlier, id: 'ev_merchant', comments: 'Added by the merchant in the Control Panel' },
+      // Named like ours by the merchant: still the merchant's.
+      { ...earlier, id: 'ev_merchant_note', comments: '[rebuttal draft] written by hand' },
+      {
+        ...earlier,
+        id: 'ev_merchant_file',
+        comments: null,
+        url: 'https://braintree-fake.example/evidence/doc0/rebuttal-letter.pdf',
+      },
       {
         ...earlier,
         id: 'ev_old_file',
         comments: null,
-        url: 'https://braintree-fake.example/evidence/doc1/rebuttal-sub_old0001.pdf',
+        url: 'https://braintree-fake.example/evidence/doc1/rebuttal-sub_old00000000000000001.pdf',
       },
     );
-    await adapter.submitEvidence(await submission(id, 'sub_new0001'));
+    await adapter.submitEvidence(await submission(id, 'sub_new00000000000000001'));
     expect(
       fake.calls.filter((call) => call.method === 'DELETE').map((call) => call.path.split('/').at(-1)),
     ).toEqual(['ev_old_text', 'ev_old_file']);
@@ -400,8 +408,10 @@ describe('braintree submission', () => {
       held?.evidence.map((evidence) => evidence.comments?.split('\n')[0] ?? evidence.url?.split('/').at(-1)),
     ).toEqual([
       'Added by the merchant in the Control Panel',
-      '[rebuttal sub_new0001]',
-      'rebuttal-sub_new0001.pdf',
+      '[rebuttal draft] written by hand',
+      'rebuttal-letter.pdf',
+      '[rebuttal sub_new00000000000000001]',
+      'rebuttal-sub_new00000000000000001.pdf',
     ]);
   });
 

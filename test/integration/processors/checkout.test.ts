@@ -243,6 +243,21 @@ describe('checkout adapter against the fake Checkout.com', () => {
   });
 
   describe('submitting evidence', () => {
+    it.each(['expired', 'accepted', 'canceled'] as const)(
+      'evidence staged whose submit was lost, then %s: refused, not taken for submitted',
+      async (status) => {
+        const { id, request } = await freshSubmission(`sub_staged${status.padEnd(14, '0')}`);
+        fake.server.inject({
+          kind: 'drop',
+          match: (sent) => sent.method === 'POST' && sent.path.endsWith('/evidence'),
+        });
+        await expect(adapter.submitEvidence(request)).rejects.toMatchObject({ retryable: true });
+        fake.setStatus(id, status);
+        await expect(adapter.submitEvidence(request)).rejects.toMatchObject({ retryable: false });
+        expect(fake.submissionCount(id)).toBe(0);
+      },
+    );
+
     it('uploads the PDF, stages it with the text, then submits: the exact calls Checkout.com receives', async () => {
       const { id, request } = await freshSubmission('sub_exact00000000001');
       const before = fake.received.length;

@@ -576,6 +576,38 @@ describe('PayPal specifics', () => {
       expect(messages[1]).toContain('paypal-transmission-sig');
       expect(callsTo('/v1/notifications/verify-webhook-signature')).toHaveLength(0);
     });
+
+    it.each([
+      ['another algorithm', { 'paypal-auth-algo': 'HS256' }, 'not PayPal'],
+      [
+        'a certificate off PayPal',
+        { 'paypal-cert-url': 'https://paypal.com.evil.example/cert' },
+        'not PayPal',
+      ],
+      ['a certificate over http', { 'paypal-cert-url': 'http://api.paypal.com/cert' }, 'no https'],
+      [
+        'a week-old transmission',
+        { 'paypal-transmission-time': new Date(Date.now() - 7 * 86_400_000).toISOString() },
+        'time',
+      ],
+    ])(
+      'refuses %s without asking PayPal (forged pushes must not spend the account’s calls)',
+      async (_, headers, message) => {
+        const [id] = fake.addDisputes(1) as [string];
+        const push = fake.webhook(id);
+        const before = callsTo('/v1/notifications/verify-webhook-signature').length;
+        const error = await adapter
+          .parsePush({
+            connection: connectionWith(),
+            headers: { ...push.headers, ...headers },
+            body: push.body,
+          })
+          .catch((e) => e);
+        expect(error).toBeInstanceOf(PushRejectedError);
+        expect(error.message).toContain(message);
+        expect(callsTo('/v1/notifications/verify-webhook-signature')).toHaveLength(before);
+      },
+    );
   });
 });
 

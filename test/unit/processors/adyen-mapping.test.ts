@@ -6,7 +6,6 @@ import {
   defenseFor,
   disputeFromEvent,
   eventRules,
-  permanentRefusals,
   statusStates,
 } from '../../../src/processors/adyen/mapping.js';
 
@@ -217,17 +216,5 @@ describe('adyen defense reason choice', () => {
   it('finds none when every reason needs several documents, or none is offered', () => {
     expect(defenseFor([twoDocuments])).toBeNull();
     expect(defenseFor([])).toBeNull();
-  });
-});
-
-describe('adyen refusals', () => {
-  it.each([
-    ['Dispute expired.', true],
-    ['Dispute is not defendable.', true],
-    ['Dispute not found.', true],
-    ['Defense material is not sufficient for this defense reason.', false],
-    ['Internal error, please try again.', false],
-  ])('"%s" is final: %s', (message, final) => {
-    expect(permanentRefusals.some((pattern) => pattern.test(message))).toBe(final);
   });
 });

@@ -5,9 +5,9 @@ import {
   lookbackDays,
   readCursor,
   searchOf,
-  shiftDay,
   writeCursor,
 } from '../../../src/processors/braintree/cursor.js';
+import { shiftDay } from '../../../src/processors/dates.js';
 import { ProcessorError } from '../../../src/processors/types.js';
 
 const today = '2026-03-10';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { decimalToMinorUnits } from '../../../src/domain/money.js';
 import { serviceLocalStates } from '../../../src/domain/states.js';
 import {
   braintreeStatuses,
   kindTable,
-  minorUnits,
   readDispute,
   reasonOf,
   reasonTable,
@@ -97,7 +97,7 @@ describe('braintree amounts', () => {
     ['12.3', 'KWD', 12300],
     ['100', 'XYZ', 10000],
   ])('%s %s is %i minor units', (decimal, currency, minor) => {
-    expect(minorUnits(decimal, currency)).toBe(minor);
+    expect(decimalToMinorUnits(decimal, currency)).toBe(minor);
   });
 
   it.each([
@@ -108,7 +108,7 @@ describe('braintree amounts', () => {
     ['12,34', 'EUR'],
     ['99999999999999999.99', 'USD'],
   ])('%s %s cannot be counted exactly', (decimal, currency) => {
-    expect(minorUnits(decimal, currency)).toBeUndefined();
+    expect(decimalToMinorUnits(decimal, currency)).toBeUndefined();
   });
 });
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { decimalToMinorUnits } from '../../../src/domain/money.js';
 import {
   kindOf,
   kindTable,
-  minorUnits,
   openStates,
   outcomeStates,
   type PaypalDispute,
@@ -184,7 +184,7 @@ describe('PayPal amounts', () => {
     ['100', 'TWD', 10000],
     ['90071992547409.91', 'USD', 9007199254740991],
   ])('%s %s is %i minor units', (value, currency, minor) => {
-    expect(minorUnits(value, currency)).toBe(minor);
+    expect(decimalToMinorUnits(value, currency)).toBe(minor);
   });
 
   it.each([
@@ -195,7 +195,7 @@ describe('PayPal amounts', () => {
     ['1.2.3', 'USD'],
     ['90071992547409.92', 'USD'],
   ])('%s %s is not an exact amount', (value, currency) => {
-    expect(minorUnits(value, currency)).toBeUndefined();
+    expect(decimalToMinorUnits(value, currency)).toBeUndefined();
   });
 
   it('refuses a dispute whose amount is not exact in its currency', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { startOfDay } from '../../../src/processors/dates.js';
 import {
   type Activity,
   activityKey,
@@ -6,7 +7,6 @@ import {
   type ChargebackCase,
   caseSchema,
   cycleKinds,
-  dateOf,
   kindOf,
   latestActivity,
   merchantAnswers,
@@ -252,7 +252,7 @@ describe('normalizeCase', () => {
   it('without dates of its own, a case is disputed on the day Vantiv received it', () => {
     const found = chargebackCase({ dayIssuedByBank: undefined, dateReceivedByVantivCnp: '2026-03-01' });
     expect(normalizeCase(found, new Date()).disputedAt).toEqual(new Date('2026-03-01T00:00:00.000Z'));
-    expect(dateOf(undefined)).toBeNull();
+    expect(startOfDay(undefined)).toBeNull();
   });
 
   it.each([
