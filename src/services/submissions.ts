@@ -478,9 +478,17 @@ export async function submitOutcome(db: Db, submissionId: string): Promise<Submi
   return recordedOutcome((await loadSubmission(db, submissionId)).submission);
 }
 
-function recordedOutcome(submission: SubmissionRow): SubmitOutcome {
+function recordedOutcome(submission: SubmissionRow): SubmitOutcome & SubmissionResult {
   if (submission.status === 'succeeded') return { status: 'succeeded' };
-  if (submission.status === 'failed') return { status: 'failed', message: submission.failure?.message ?? '' };
+  if (submission.status === 'failed') {
+    const { message = '', retryable = false, status, excerpt } = submission.failure ?? {};
+    const error = new ProcessorError(submission.adapter, message, {
+      retryable,
+      ...(status === undefined ? {} : { status }),
+      ...(excerpt === undefined ? {} : { excerpt }),
+    });
+    return { status: 'failed', message, reason: error.reason };
+  }
   return { status: 'in_flight' };
 }
 

@@ -51,7 +51,7 @@ describe('npm run cli -- jobs', () => {
       name: 'submit',
       attempts: 1,
       failed_at: expect.stringMatching(/^\d{4}-/),
-      reason: 'The mock processor refused the evidence: charge is marked to refuse.',
+      reason: 'mock 400 (permanent): The mock processor refused the evidence: charge is marked to refuse.',
     });
 
     const retried = await cli('jobs', 'retry', '--queue', 'submission', '--id', jobId, '--json');

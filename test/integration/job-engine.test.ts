@@ -189,7 +189,7 @@ describe('a queued dispute refused by the processor', () => {
     const job = await api.queues.byName.submission.getJob(`submission-${row?.id}`);
     await expect.poll(async () => job?.getState(), { timeout: 10_000 }).toBe('failed');
     expect((await api.queues.byName.submission.getJob(`submission-${row?.id}`))?.failedReason).toBe(
-      'The mock processor refused the evidence: charge is marked to refuse.',
+      'mock 400 (permanent): The mock processor refused the evidence: charge is marked to refuse.',
     );
     expect(await eventCount(stored.uid, 'dispute.submission_failed')).toBe(1);
 
@@ -224,7 +224,9 @@ describe('submit now through the queue', () => {
     const job = await api.queues.byName.submission.getJob(`submission-${row?.id}`);
     expect(await job?.getState()).toBe('failed');
     expect(job?.attemptsMade).toBe(1);
-    expect(job?.failedReason).toBe('The mock processor refused the evidence: charge is marked to refuse.');
+    expect(job?.failedReason).toBe(
+      'mock 400 (permanent): The mock processor refused the evidence: charge is marked to refuse.',
+    );
 
     await job?.retry();
     await expect

@@ -160,6 +160,7 @@ describe('a transient processor failure', () => {
     expect(await runSubmission(depsWith(new MockAdapter()), submission, last)).toEqual({
       status: 'failed',
       message: 'The mock processor is unavailable (503).',
+      reason: 'mock 503 (transient): The mock processor is unavailable (503).',
     });
     expect(await submissionRow(submission)).toMatchObject({
       status: 'failed',
@@ -187,6 +188,7 @@ describe('an adapter that throws something other than a ProcessorError', () => {
     expect(await runSubmission(deps, submission, last)).toEqual({
       status: 'failed',
       message: 'The call to the processor failed unexpectedly.',
+      reason: 'mock (transient): The call to the processor failed unexpectedly.',
     });
     expect(await getDispute(api, tenant.key, dispute.id)).toEqual({
       ...dispute,
