@@ -3,48 +3,45 @@
  * units (`"12.50"`) as an integer of minor units, exactly, never through a floating-point number.
  */
 
-const exponents = new Map<string, number>();
-
 /**
- * Where ICU's digits (which follow cash rounding: HUF and IDR have no coins below a unit) differ from ISO
- * 4217's minor units, which is what processors count amounts in (Braintree, PayPal, reports).
+ * ISO 4217 minor units of every currency that has other than 2, which is what processors count amounts in.
+ * A table rather than ICU: ICU follows cash rounding for some (HUF, IDR, PKR have no coins below a unit)
+ * and varies with its version.
  */
-const iso4217: Record<string, number> = {
-  AFN: 2,
-  ALL: 2,
-  COP: 2,
-  HUF: 2,
-  IDR: 2,
-  IQD: 3,
-  IRR: 2,
-  LAK: 2,
-  LBP: 2,
-  MGA: 2,
-  MMK: 2,
-  SOS: 2,
-  SYP: 2,
-  YER: 2,
+const exponents: Record<string, number> = {
+  ...Object.fromEntries(
+    [
+      'BIF',
+      'CLP',
+      'DJF',
+      'GNF',
+      'ISK',
+      'JPY',
+      'KMF',
+      'KRW',
+      'PYG',
+      'RWF',
+      'UGX',
+      'UYI',
+      'VND',
+      'VUV',
+      'XAF',
+      'XOF',
+      'XPF',
+    ].map((code) => [code, 0]),
+  ),
+  ...Object.fromEntries(['BHD', 'IQD', 'JOD', 'KWD', 'LYD', 'OMR', 'TND'].map((code) => [code, 3])),
+  CLF: 4,
+  UYW: 4,
 };
 
 /**
- * Minor-unit digits of a currency (ISO 4217: JPY 0, USD 2, KWD 3, HUF 2), whatever the code's case: from
- * ICU under a fixed locale, corrected where ICU follows cash rounding instead; 2 for a code neither knows.
- * Amounts are shown with the same digits (evidence-format.ts), so what is stored reads back as the
- * processor wrote it.
+ * Minor-unit digits of a currency (ISO 4217: JPY 0, USD 2, KWD 3), whatever the code's case; 2 for every
+ * other code, known or not. Amounts are shown with the same digits (evidence-format.ts).
  */
 export function minorUnitExponent(currency: string): number {
   const code = currency.toUpperCase();
-  let exponent = exponents.get(code);
-  if (exponent === undefined) {
-    try {
-      const format = new Intl.NumberFormat('en-US', { style: 'currency', currency: code });
-      exponent = iso4217[code] ?? format.resolvedOptions().maximumFractionDigits ?? 2;
-    } catch {
-      exponent = 2;
-    }
-    exponents.set(code, exponent);
-  }
-  return exponent;
+  return Object.hasOwn(exponents, code) ? (exponents[code] as number) : 2;
 }
 
 /** Why a decimal is not an exact amount in a currency. */

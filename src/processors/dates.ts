@@ -3,9 +3,13 @@
  * that adapters listing by day count in.
  */
 
-/** A date-time the processor's schema has checked, as a Date; absent (null, undefined, empty) is null. */
+/**
+ * A date-time the processor's schema has checked, as a Date; absent (null, undefined, empty) is null, and
+ * so is one no calendar has (an Invalid Date would fail the whole page it is written with).
+ */
 export function momentOf(text: string | null | undefined): Date | null {
-  return text ? new Date(text) : null;
+  const at = text ? new Date(text) : null;
+  return at && !Number.isNaN(at.getTime()) ? at : null;
 }
 
 /**
@@ -15,7 +19,11 @@ export function momentOf(text: string | null | undefined): Date | null {
  * never late.
  */
 export function startOfDay(text: string | null | undefined): Date | null {
-  return text ? new Date(`${text.slice(0, 10)}T00:00:00Z`) : null;
+  if (!text) return null;
+  const day = text.slice(0, 10);
+  const at = new Date(`${day}T00:00:00Z`);
+  // Only a day the calendar has: `2026-02-30` is not 2 March, and `2026-13-01` is no day at all.
+  return !Number.isNaN(at.getTime()) && utcDay(at) === day ? at : null;
 }
 
 /** `YYYY-MM-DD` of a moment, in UTC. */

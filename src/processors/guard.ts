@@ -39,10 +39,10 @@ if ARGV[1] == 'success' then
 end
 failures = failures + 1
 redis.call('HSET', KEYS[1], 'failures', failures, 'probe', 0)
--- Trips from closed, or from a failed probe once the cooldown is over; calls admitted before a trip
--- that fail after it do not trip it again.
+-- Trips from closed, or again on a failed probe; calls admitted before a trip that fail after it (even
+-- once the cooldown is over) do not trip it again.
 local opened = 0
-if failures >= tonumber(ARGV[2]) and (openUntil == 0 or now >= openUntil) then
+if failures >= tonumber(ARGV[2]) and (openUntil == 0 or (now >= openUntil and probe > 0)) then
   local cooldown = math.min(tonumber(ARGV[3]) * math.pow(2, trips), 300000)
   redis.call('HSET', KEYS[1], 'openUntil', now + cooldown, 'trips', trips + 1)
   opened = cooldown

@@ -61,7 +61,8 @@ const baseUrl = z
     const parsed = new URL(url);
     return parsed.username === '' && parsed.password === '' && parsed.search === '' && parsed.hash === '';
   }, 'must not carry credentials, a query or a fragment')
-  .transform((url) => url.replace(/\/+$/, ''));
+  // Normalised (scheme and host lower-cased), so `HTTP://` is known for the plain http it is.
+  .transform((url) => new URL(url).href.replace(/\/+$/, ''));
 
 export const connectInput = z
   .object({

@@ -174,20 +174,29 @@ function toWrittenRow(raw: Record<string, unknown>): DisputeRow & { inserted: bo
 
 /**
  * Rows of this account whose news differs. News that comes unordered (a push, a report import: no cursor
- * says what is newer) never moves a dispute back: not a decided one to open, not one under review to
- * awaiting a response. A late or redelivered notification, or an older report, is not the processor
- * changing its mind.
+ * says what is newer) never moves a dispute back: not to an earlier stage, and within its stage not a
+ * decided one to open, nor one under review to awaiting a response. A late or redelivered notification,
+ * or an older report, is not the processor changing its mind.
  */
 const reviewStates = ['under_review', 'warning_under_review'] as const;
+/**
+ * How far a dispute has gone (retrieval, chargeback, pre-arbitration): news of a later stage on the same id
+ * is the dispute escalating (an Adyen request for information becoming a chargeback), never late news,
+ * and may reopen it.
+ */
+const stageOf = (kind: typeof disputes.kind | typeof excluded.kind) =>
+  sql`(case ${kind} when 'retrieval' then 0 when 'chargeback' then 1 when 'pre_arbitration' then 2 else 1 end)`;
 const awaitingStates = ['needs_response', 'warning_needs_response'] as const;
 const upsertWhere = sql`${disputes.source} = ${excluded.source}
   and ${disputes.account} is not distinct from ${excluded.account}
   and ((${list(processorKeys.map((key) => sql`${disputes[key]}`))}) is distinct from
        (${list(processorKeys.map(incoming))})
     or ${disputes.state} is distinct from ${mirroredState})
-  and (${sql.placeholder('ordered')}::boolean or not (
-    (${stateIn(disputes.state, closedStates)} and not ${stateIn(excluded.state, closedStates)})
-    or (${stateIn(disputes.state, reviewStates)} and ${stateIn(excluded.state, awaitingStates)})))`;
+  and (${sql.placeholder('ordered')}::boolean
+    or ${stageOf(excluded.kind)} > ${stageOf(disputes.kind)}
+    or (${stageOf(excluded.kind)} = ${stageOf(disputes.kind)} and not (
+      (${stateIn(disputes.state, closedStates)} and not ${stateIn(excluded.state, closedStates)})
+      or (${stateIn(disputes.state, reviewStates)} and ${stateIn(excluded.state, awaitingStates)}))))`;
 
 const serviceLocal = new Set<string>(serviceLocalStates);
 
@@ -220,27 +229,26 @@ export async function mirrorPage(
 }
 
 /**
- * Disputes the processor pushed (its webhooks) or its report file holds (`dispute import`), written like
- * a polled page, with the same rules and events, all in one transaction (in pages of at most 1,000); a
- * repeat writes nothing. The account's cursor is neither checked nor moved: a push tells the news of one
- * dispute, not where the processor's list stands, and unordered news never reopens a decided dispute.
- * `stale`: the account is paused or gone, and nothing was written.
+ * Disputes the processor pushed (its webhooks) or its report file holds (`dispute import`), or one it was
+ * asked for after a push (`ordered`: its current state), written like a polled page, with the same rules
+ * and events, all in one transaction (in pages of at most 1,000); a repeat writes nothing. The account's
+ * cursor is neither checked nor moved: a push tells the news of one dispute, not where the processor's
+ * list stands. `stale`: the account is paused or gone, and nothing was written.
  */
 export async function mirrorDisputes(
   db: Db,
   account: Omit<MirrorAccount, 'cursor'>,
   disputes: readonly NormalizedDispute[],
-  options: MirrorOptions = {},
+  options: MirrorOptions & { ordered?: boolean } = {},
 ): Promise<MirrorResult> {
-  const pages: NormalizedDispute[][] = [];
-  for (let at = 0; at < disputes.length; at += maxPageSize) {
-    pages.push(checkedPage(account, disputes.slice(at, at + maxPageSize)));
-  }
+  // Sorted as a whole before it is cut into pages: every row lock the transaction takes is in id order.
+  const all = inIdOrder(account, disputes);
   return db.transaction(async (tx): Promise<MirrorResult> => {
     if (!(await lockAccountOf(tx, account))) return { outcome: 'stale' };
     const totals = { outcome: 'mirrored' as const, ...nothingWritten, foreign: [] as string[] };
-    for (const page of pages) {
-      const result = await writePage(tx, account, page, { ordered: false }, options);
+    for (let at = 0; at < all.length; at += maxPageSize) {
+      const page = all.slice(at, at + maxPageSize);
+      const result = await writePage(tx, account, page, { ordered: options.ordered ?? false }, options);
       totals.created += result.created;
       totals.updated += result.updated;
       totals.closed += result.closed;
@@ -257,6 +265,13 @@ function checkedPage(
   page: readonly NormalizedDispute[],
 ): NormalizedDispute[] {
   if (page.length > maxPageSize) throw new Error(`a page of ${page.length} disputes is over ${maxPageSize}`);
+  return inIdOrder(account, page);
+}
+
+function inIdOrder(
+  account: Pick<MirrorAccount, 'processor'>,
+  page: readonly NormalizedDispute[],
+): NormalizedDispute[] {
   // In id order: two transactions that meet the same ids (an id listed by two accounts) lock and insert
   // them in the same order, so they wait for each other instead of deadlocking.
   const unique = latestById(page).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

@@ -96,7 +96,11 @@ export async function receivePush(deps: PushDeps, push: PushReceived): Promise<P
     throw new ApiError('unavailable', 'This account is paused; send the push again later.');
   }
   if (result.disputes.length > 0) {
-    await mirrorDisputes(deps.db, account, result.disputes, { logger: log });
+    const written = await mirrorDisputes(deps.db, account, result.disputes, { logger: log });
+    // Paused between the check above and the write: the processor sends the push again later.
+    if (written.outcome === 'stale') {
+      throw new ApiError('unavailable', 'This account is paused; send the push again later.');
+    }
   }
   if (result.refresh.length > 0) await deps.refresher.refresh(account.uid, result.refresh);
   log.debug({ written: result.disputes.length, refresh: result.refresh.length }, 'push received');
@@ -127,6 +131,7 @@ export async function refreshDispute(
     id: disputeId,
   });
   if (!dispute) return { outcome: 'unknown' };
-  const written = await mirrorDisputes(deps.db, account, [dispute], { logger: deps.logger });
+  // What the processor answers now is its current state, as a poll's: ordered news.
+  const written = await mirrorDisputes(deps.db, account, [dispute], { logger: deps.logger, ordered: true });
   return { outcome: written.outcome === 'stale' ? 'skipped' : 'refreshed' };
 }

@@ -154,6 +154,15 @@ describe('connecting', () => {
       },
       'invalid base URL: must be https for a live account',
     ],
+    [
+      {
+        processor: 'vantiv',
+        mode: 'live' as const,
+        baseUrl: 'HTTP://proc.example',
+        credentials: '{"username":"u","password":"p","merchant_id":"1"}',
+      },
+      'invalid base URL: must be https for a live account',
+    ],
     [{ processor: 'stripe', credentials: '{"secret_key":"pk_test_1"}' }, 'invalid credentials for stripe: '],
     [{ processor: 'amex', access: 'read_only' as const }, 'amex accounts cannot be connected read-only'],
   ])('refuses %j: %s', async (change, message) => {

@@ -165,3 +165,30 @@ describe('partial news', () => {
     expect(await stored(row.orgId, open.id)).toMatchObject({ state: 'under_review' });
   });
 });
+
+describe('escalation and fetched news', () => {
+  it('a later stage on the same id reopens: a request for information answered, then a chargeback', async () => {
+    const row = await account();
+    const inquiry = news({ kind: 'retrieval', state: 'warning_under_review' });
+    await mirrorDisputes(db, row, [inquiry]);
+    await mirrorDisputes(db, row, [{ ...inquiry, kind: 'chargeback', state: 'needs_response' }]);
+    expect(await stored(row.orgId, inquiry.id)).toMatchObject({
+      kind: 'chargeback',
+      state: 'needs_response',
+    });
+    // A late notification of the earlier stage does not take it back.
+    await mirrorDisputes(db, row, [inquiry]);
+    expect(await stored(row.orgId, inquiry.id)).toMatchObject({
+      kind: 'chargeback',
+      state: 'needs_response',
+    });
+  });
+
+  it('what the processor answers when asked (a refresh after a push) is ordered news', async () => {
+    const row = await account();
+    const open = news();
+    await mirrorDisputes(db, row, [{ ...open, state: 'under_review' }]);
+    await mirrorDisputes(db, row, [{ ...open, dueBy: null }], { ordered: true });
+    expect(await stored(row.orgId, open.id)).toMatchObject({ state: 'needs_response', dueBy: null });
+  });
+});

@@ -16,6 +16,8 @@ describe('minor-unit exponents', () => {
     ['IQD', 3],
     ['ISK', 0],
     ['KRW', 0],
+    ['PKR', 2],
+    ['CLF', 4],
     // A code ICU does not know, or not a code at all: two decimals, as amounts are shown.
     ['ZZZ', 2],
     ['EURO', 2],

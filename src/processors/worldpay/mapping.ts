@@ -175,7 +175,8 @@ export function recordOfEvent(event: WorldpayEvent): WorldpayRecord | null {
     /(?:Z|[+-]\d{2}:?\d{2})$/.test(event.eventTimestamp) ? event.eventTimestamp : `${event.eventTimestamp}Z`,
   );
   const chargedAt = startOfDay(details.date);
-  if (Number.isNaN(at.getTime()) || (chargedAt && Number.isNaN(chargedAt.getTime()))) return null;
+  // A date given but not a day the calendar has (startOfDay's null) makes the event unreadable.
+  if (Number.isNaN(at.getTime()) || (details.date && !chargedAt)) return null;
   return {
     reference: details.transactionReference,
     status: eventStatuses[details.type] as WorldpayStatus,

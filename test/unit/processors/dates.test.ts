@@ -11,6 +11,12 @@ describe('processor dates', () => {
     expect(startOfDay('2026-03-02')).toEqual(new Date('2026-03-02T00:00:00.000Z'));
     expect(startOfDay('2026-03-02-05:00')).toEqual(new Date('2026-03-02T00:00:00.000Z'));
     expect([startOfDay(undefined), startOfDay(null), startOfDay('')]).toEqual([null, null, null]);
+    // Only days the calendar has: not rolled over into the next month, not an Invalid Date.
+    expect([startOfDay('2026-02-30'), startOfDay('2026-13-01'), momentOf('2026-13-01T00:00:00Z')]).toEqual([
+      null,
+      null,
+      null,
+    ]);
   });
 
   it('names the UTC day of a moment, and counts days across month and year ends', () => {
