@@ -192,3 +192,17 @@ describe('escalation and fetched news', () => {
     expect(await stored(row.orgId, open.id)).toMatchObject({ state: 'needs_response', dueBy: null });
   });
 });
+
+describe('a report import', () => {
+  it('is one transaction: a row Postgres refuses on the second page leaves nothing of the first', async () => {
+    const row = await account();
+    const rows = Array.from({ length: 1001 }, (_, index) =>
+      news({ id: `imp_${String(index).padStart(5, '0')}` }),
+    );
+    // The last by id, so on the second page of 1,000: an amount no bigint holds.
+    rows[1000] = { ...(rows[1000] as NormalizedDispute), amount: 1e20 };
+    await expect(mirrorDisputes(db, row, rows)).rejects.toThrow();
+    expect(await db.$count(disputes, eq(disputes.orgId, row.orgId))).toBe(0);
+    expect(await db.$count(events, eq(events.orgId, row.orgId))).toBe(0);
+  });
+});

@@ -215,6 +215,19 @@ describe('the breaker under concurrent failures', () => {
     await http({ guards, account }).send({ method: 'GET', path: 'probe' });
   });
 
+  it('a call admitted before the trip that fails after the cooldown does not trip it again', async () => {
+    const account = crypto.randomUUID();
+    const guards = new AccountGuards(redis, prefix, logs.logger, { threshold: 2, cooldownMs: 200 });
+    answer = () => jsonReply(503, { error: 'down' });
+    server.inject({ kind: 'latency', value: 350, match: (request) => request.path === '/slow' });
+    const slow = failure(http({ guards, account }).send({ method: 'POST', path: 'slow' }));
+    await failure(http({ guards, account }).send({ method: 'POST', path: 'x' }));
+    await failure(http({ guards, account }).send({ method: 'POST', path: 'x' }));
+    await slow;
+    answer = () => jsonReply(200, { ok: true });
+    expect(await redis.hget(`${prefix}:breaker:${account}`, 'trips')).toBe('1');
+  });
+
   it('a redirect is a refusal, not a success', async () => {
     answer = () => ({ status: 302, headers: { location: 'https://login.example/' }, body: '' });
     const error = await failure(http().send({ method: 'POST', path: 'v1/disputes/du_1' }));
