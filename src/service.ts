@@ -16,6 +16,7 @@ import { openRuntime } from './runtime.js';
 import { KeyResolver } from './services/authenticate.js';
 import { DisputeObjectCache } from './services/dispute-object-cache.js';
 import { RateLimiter } from './services/rate-limit.js';
+import { readinessOf } from './services/readiness.js';
 import { loadTls } from './tls.js';
 
 export interface RunningService {
@@ -51,6 +52,7 @@ export async function startService(
       submitter: createQueueSubmitter({ db: database.db, queues, logger, waitMs: config.SUBMIT_WAIT_MS }),
       removals: createQueueRemovalDispatcher({ queues, logger }),
       refresher: createQueueRefreshDispatcher({ queues }),
+      readiness: readinessOf({ db: database.db, redis }),
       disputeObjects: new DisputeObjectCache(),
       logger,
       trustProxy: config.TRUST_PROXY,

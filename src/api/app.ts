@@ -22,6 +22,7 @@ import { downloadDocument } from './routes/documents/download.js';
 import { listEventsEndpoint } from './routes/events/list.js';
 import { redeliverEventEndpoint } from './routes/events/redeliver.js';
 import { retrieveEventEndpoint } from './routes/events/retrieve.js';
+import { healthz, readyz } from './routes/health.js';
 import { removePersonalDataEndpoint } from './routes/personal-data/remove.js';
 import { retrievePersonalDataEndpoint } from './routes/personal-data/retrieve.js';
 import { processorHook, rawPushBody } from './routes/processor-hooks.js';
@@ -81,6 +82,16 @@ export function createApp(deps: AppDeps, options: { admin?: RequestHandler } = {
   app.set('trust proxy', deps.trustProxy ? 1 : false);
   app.set('query parser', parseQueryString);
   app.use(requestLog(deps.logger));
+
+  // For load balancers and orchestrators: no key, no TLS needed (they reveal nothing).
+  app
+    .route('/healthz')
+    .get(healthz)
+    .all(methodNotAllowed(['GET']));
+  app
+    .route('/readyz')
+    .get(readyz(deps))
+    .all(methodNotAllowed(['GET']));
 
   // Before the API's key check: a signed document link is its own credential.
   app

@@ -11,6 +11,7 @@ import type { Caller } from '../services/disputes.js';
 import type { RemovalDispatcher } from '../services/personal-data-removal.js';
 import type { RefreshDispatcher } from '../services/processor-push.js';
 import type { RateLimiter } from '../services/rate-limit.js';
+import type { Readiness } from '../services/readiness.js';
 import type { Submitter } from '../services/submissions.js';
 
 /** What the HTTP layer needs from the rest of the service; tests build it with their own database. */
@@ -24,6 +25,8 @@ export interface AppDeps {
   removals: RemovalDispatcher;
   /** Hands disputes a processor's push named to `refreshDispute` jobs. */
   refresher: RefreshDispatcher;
+  /** Whether Postgres and Redis answer (GET /readyz). */
+  readiness: Readiness;
   disputeObjects: DisputeObjectCache;
   logger: Logger;
   trustProxy: boolean;

@@ -23,6 +23,7 @@ import { KeyResolver } from '../../src/services/authenticate.js';
 import { DisputeObjectCache } from '../../src/services/dispute-object-cache.js';
 import { type CreatedOrganisation, createOrganisation } from '../../src/services/organisations.js';
 import { RateLimiter } from '../../src/services/rate-limit.js';
+import { readinessOf } from '../../src/services/readiness.js';
 import type { EngineDeps } from '../../workers/deps.js';
 import { type RunningWorkers, startWorkers } from '../../workers/engine.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -130,6 +131,7 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     submitter: createQueueSubmitter({ db: db.db, queues, logger, waitMs: config.SUBMIT_WAIT_MS }),
     removals: createQueueRemovalDispatcher({ queues, logger }),
     refresher: createQueueRefreshDispatcher({ queues }),
+    readiness: readinessOf({ db: db.db, redis }),
     disputeObjects: new DisputeObjectCache(),
     logger,
     trustProxy: false,
