@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Db } from '../db/client.js';
 import { accountAccess, accountStatuses } from '../db/schema/connected-accounts.js';
 import { connectedAccounts, organisations } from '../db/schema/index.js';
+import { within } from '../deadline.js';
 import { resourceId } from '../domain/params.js';
 import type { Queues } from '../jobs/catalog.js';
 import { enqueue } from '../jobs/enqueue.js';
@@ -178,7 +179,11 @@ export async function pollNow(
   }
   if (account.status !== 'active')
     throw new AccountError(`account '${account.id}' is paused; resume it first`);
-  const job = await withRedisWait(enqueue(deps.queues, 'pollAccount', { accountUid: account.uid }));
+  const job = await within(
+    enqueue(deps.queues, 'pollAccount', { accountUid: account.uid }),
+    redisWaitMs,
+    'Redis',
+  );
   return { account, jobId: job.id ?? '' };
 }
 
@@ -237,31 +242,13 @@ const redisWaitMs = 3000;
 const unpolledReason =
   "the processor publishes no list call; disputes arrive by its webhooks (POST /processor-hooks/:processor/:account) or 'dispute import'";
 
-/** Runs a Redis step, giving up after `redisWaitMs` so an operator is not left waiting on a dead Redis. */
-async function withRedisWait<T>(step: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      step,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`no answer from Redis within ${redisWaitMs} ms`)),
-          redisWaitMs,
-        );
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 async function reschedule(
   deps: AccountDeps,
   account: { uid: string; processor: string; status: string; pollIntervalSeconds: number },
 ): Promise<ScheduleState> {
   const polled = deps.adapters.canMirror(account.processor);
   try {
-    await withRedisWait(scheduleAccount(deps.queues, { ...account, polled }));
+    await within(scheduleAccount(deps.queues, { ...account, polled }), redisWaitMs, 'Redis');
   } catch (error) {
     return { state: 'pending', reason: error instanceof Error ? error.message : String(error) };
   }

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
 import type { Db } from '../db/client.js';
+import { DeadlineError, within } from '../deadline.js';
 
 /**
  * Whether this process can do its work now (`GET /readyz`): Postgres and Redis both answer. A load
@@ -22,30 +23,21 @@ export function readinessOf(deps: { db: Db; redis: Redis }): Readiness {
   return {
     async check() {
       const [postgres, redis] = await Promise.all([
-        within(deps.db.execute(sql`select 1`), 'Postgres'),
-        within(deps.redis.ping(), 'Redis'),
+        checked(deps.db.execute(sql`select 1`), 'Postgres'),
+        checked(deps.redis.ping(), 'Redis'),
       ]);
       return { ready: postgres.ok && redis.ok, checks: { postgres, redis } };
     },
   };
 }
 
-async function within(probe: Promise<unknown>, name: string): Promise<Check> {
-  let timer: NodeJS.Timeout | undefined;
+async function checked(probe: Promise<unknown>, name: string): Promise<Check> {
   try {
-    await Promise.race([
-      probe,
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${checkTimeoutMs} ms`)), checkTimeoutMs);
-      }),
-    ]);
+    await within(probe, checkTimeoutMs, name);
     return { ok: true };
   } catch (error) {
     // What failed, not how: the answer is public (no credentials), so no connection details in it.
-    const reason =
-      error instanceof Error && error.message.startsWith('no answer') ? error.message : 'unavailable';
+    const reason = error instanceof DeadlineError ? `no answer within ${checkTimeoutMs} ms` : 'unavailable';
     return { ok: false, problem: `${name}: ${reason}` };
-  } finally {
-    clearTimeout(timer);
   }
 }

@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/client.js';
 import { connectedAccounts, disputes, events } from '../../src/db/schema/index.js';
+import { normalizedDispute } from '../../src/processors/normalized.js';
 import type { NormalizedDispute } from '../../src/processors/types.js';
 import { mirrorDisputes, mirrorPage } from '../../src/services/mirror.js';
 import { createOrganisation } from '../../src/services/organisations.js';
@@ -36,34 +37,18 @@ async function account() {
 let sequence = 0;
 function news(overrides: Partial<NormalizedDispute> = {}): NormalizedDispute {
   sequence += 1;
-  return {
+  return normalizedDispute({
     id: `psp_${sequence}`,
     state: 'needs_response',
     reason: 'fraudulent',
     kind: 'chargeback',
-    chargedAt: null,
     disputedAt: new Date('2026-11-01T00:00:00Z'),
     dueBy: new Date(Date.now() + 10 * 86_400_000),
-    closedAt: null,
     charge: 'pay_1',
-    isChargeRefundable: null,
     amount: 2500,
     currency: 'eur',
-    fee: null,
-    reversalAmount: null,
-    reversalTotal: null,
-    reversalCurrency: null,
-    customer: null,
-    customerName: null,
-    customerEmail: null,
-    customerPurchaseIp: null,
-    addressZip: null,
-    addressLine1Check: null,
-    addressZipCheck: null,
-    cvcCheck: null,
-    statementDescriptor: null,
     ...overrides,
-  };
+  });
 }
 
 async function stored(orgId: string, id: string) {

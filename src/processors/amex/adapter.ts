@@ -56,11 +56,8 @@ export class AmexAdapter implements ProcessorAdapter {
     return 'Amex accounts take no credentials (Amex has no disputes API to call): connect without --credentials-file';
   }
 
-  async submitEvidence({ dispute }: SubmitEvidenceRequest): Promise<SubmitEvidenceResult> {
-    this.#logger?.info(
-      { dispute: dispute.id },
-      'amex response package awaits upload in the Merchant Account',
-    );
+  /** Nothing is sent: the submission runner records and logs the package as waiting for upload. */
+  async submitEvidence(_request: SubmitEvidenceRequest): Promise<SubmitEvidenceResult> {
     return { reference: null, delivery: 'portal' };
   }
 

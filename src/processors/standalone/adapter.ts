@@ -20,6 +20,6 @@ export class StandaloneAdapter implements ProcessorAdapter {
   };
 
   async submitEvidence(): Promise<SubmitEvidenceResult> {
-    return { reference: null };
+    return { reference: null, delivery: 'portal' };
   }
 }

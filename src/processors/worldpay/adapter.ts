@@ -62,11 +62,8 @@ export class WorldpayAdapter implements ProcessorAdapter {
   }
 
   /** Nothing is sent: the response package waits for the merchant to upload it in the Dashboard. */
-  async submitEvidence(request: SubmitEvidenceRequest): Promise<SubmitEvidenceResult> {
-    this.#context.logger?.info(
-      { processor, dispute: request.dispute.id, document: request.response.document.id },
-      'worldpay response package left for upload in the Worldpay Dashboard',
-    );
+  /** Nothing is sent: the submission runner records and logs the package as waiting for upload. */
+  async submitEvidence(_request: SubmitEvidenceRequest): Promise<SubmitEvidenceResult> {
     return { reference: null, delivery: 'portal' };
   }
 
