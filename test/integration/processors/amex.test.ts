@@ -2,11 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AmexAdapter } from '../../../src/processors/amex/adapter.js';
 import { type NormalizedDispute, ReportError } from '../../../src/processors/types.js';
 import { type AmexFake, csvOf, reportHeader, startAmexFake } from '../../fakes/amex.js';
-import {
-  adapterContract,
-  contractAccount,
-  contractSubmission,
-} from '../../helpers/adapter-contract.js';
+import { adapterContract, contractAccount, contractSubmission } from '../../helpers/adapter-contract.js';
 import { processorSpecs } from '../../helpers/processor-specs.js';
 
 adapterContract(processorSpecs.amex);
