@@ -5,10 +5,14 @@ import { type QueueName, queueNames } from './jobs/names.js';
  * The one read of process.env. Every setting is documented in the README's configuration table with its
  * default; a missing or malformed value stops the process at boot rather than half-configuring it.
  */
-const flag = z
+/** A yes/no setting that may be left unset, when its default depends on another setting. */
+const optionalFlag = z
   .enum(['true', 'false', '1', '0', ''])
-  .default('false')
-  .transform((value) => value === 'true' || value === '1');
+  .optional()
+  .transform((value) =>
+    value === undefined || value === '' ? undefined : value === 'true' || value === '1',
+  );
+const flag = optionalFlag.transform((value) => value ?? false);
 const port = z.coerce.number().int().min(0).max(65535);
 const concurrency = z.coerce.number().int().min(1).max(1000);
 const workerList = z
@@ -33,9 +37,11 @@ const workerList = z
   });
 
 const settings = z.object({
+  /** A Postgres server; unset, the embedded database under DATA_DIR/pg (one process only: src/db/embedded.ts). */
   DATABASE_URL: z
-    .string({ error: 'DATABASE_URL is required: a postgres:// connection string' })
-    .min(1, 'DATABASE_URL is required: a postgres:// connection string'),
+    .string()
+    .optional()
+    .transform((value) => value || undefined),
   PORT: port.default(8443),
   HTTP_PORT: port.optional(),
   TLS_CERT_FILE: z.string().optional(),
@@ -52,9 +58,24 @@ const settings = z.object({
   KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   /** Encrypts processor credentials and webhook secrets at rest; generated under DATA_DIR when unset. */
   APP_SECRET: z.string().min(32, 'APP_SECRET must be at least 32 characters').optional(),
-  /** Bull Board at /admin/queues; the board is off unless both are set. */
+  /**
+   * Operator credentials for Bull Board (/admin/queues) and /metrics. With the embedded database a password
+   * is generated under DATA_DIR when unset (src/operators.ts); with DATABASE_URL both are off unless set.
+   */
   ADMIN_USER: z.string().min(1).optional(),
   ADMIN_PASSWORD: z.string().min(1).optional(),
+  /**
+   * The demo organisation with a mock processor account, made on the first start (src/demo.ts). Unset: on
+   * with the embedded database, off with DATABASE_URL.
+   */
+  DEMO: optionalFlag,
+  /** How often the demo's mock account mirrors a new dispute (its poll interval); 0: no new disputes. */
+  MOCK_DISPUTE_SECONDS: z.coerce
+    .number()
+    .int()
+    .max(86_400)
+    .refine((seconds) => seconds === 0 || seconds >= 10, 'must be 0 (off) or at least 10')
+    .default(30),
   /** Which workers a process runs: a comma-separated list of queue names, `all`, or `none`. */
   WORKERS: workerList,
   /** Processor calls wait on the network: a worker keeps many in flight, and their writes share batches. */
@@ -95,19 +116,29 @@ const settings = z.object({
     .min(60)
     .max(7 * 86_400)
     .default(3600),
-  /** Allow webhook URLs on loopback and private addresses, and plain http (development and tests only). */
-  WEBHOOK_ALLOW_PRIVATE: flag,
+  /**
+   * Allow webhook URLs on loopback and private addresses, and plain http (development and tests only).
+   * Unset: on with the embedded database, the single-machine start, where a newcomer's receiver runs on
+   * the same machine; off with DATABASE_URL.
+   */
+  WEBHOOK_ALLOW_PRIVATE: optionalFlag,
   /** Where the mock adapter sends its calls; unset, the mock processor runs in-process. */
   MOCK_PROCESSOR_URL: z.url({ protocol: /^https?$/ }).optional(),
 });
 
-export type Config = z.infer<typeof settings>;
+/** Settings whose default depends on another: resolved once here, so every reader sees one value. */
+const resolved = settings.transform((values) => ({
+  ...values,
+  WEBHOOK_ALLOW_PRIVATE: values.WEBHOOK_ALLOW_PRIVATE ?? !values.DATABASE_URL,
+}));
+
+export type Config = z.infer<typeof resolved>;
 
 /** Every setting's name: the environment variables this service reads. */
 export const settingNames = Object.keys(settings.shape);
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = settings.safeParse(env);
+  const parsed = resolved.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
       const name = issue.path.join('.');

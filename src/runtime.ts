@@ -1,10 +1,12 @@
 import type { Config } from './config.js';
-import { connectDatabase, type Database } from './db/client.js';
+import { type Database, openDatabase } from './db/client.js';
 import { type DocumentLinks, linksFor } from './documents/links.js';
 import { configureRenderThreads } from './documents/render-pool.js';
 import { openQueues, type Queues } from './jobs/catalog.js';
 import type { Logger } from './logger.js';
 import { AccountGuards } from './processors/guard.js';
+import { MockAdapter } from './processors/mock/adapter.js';
+import { MockDisputeWorld } from './processors/mock/disputes.js';
 import { RemoteMockAdapter } from './processors/mock/remote.js';
 import { type AdapterRegistry, createAdapterRegistry } from './processors/registry.js';
 import { connectRedis } from './redis.js';
@@ -38,7 +40,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       'PUBLIC_URL is unset: response_url links in webhooks point at this machine; set it when clients reach the service elsewhere',
     );
   }
-  const database = connectDatabase(config.DATABASE_URL);
+  const database = await openDatabase(config);
   const queues = openQueues({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX });
   const appSecret = await loadAppSecret(config);
   // Rate limits and circuit breakers of processor accounts, shared by every process through Redis.
@@ -49,7 +51,12 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     queues,
     adapters: createAdapterRegistry({
       context,
-      ...(config.MOCK_PROCESSOR_URL && { mock: new RemoteMockAdapter(config.MOCK_PROCESSOR_URL) }),
+      ...(config.MOCK_PROCESSOR_URL
+        ? { mock: new RemoteMockAdapter(config.MOCK_PROCESSOR_URL) }
+        : // MOCK_DISPUTE_SECONDS=0: the mock processor's accounts keep the disputes they start with.
+          config.MOCK_DISPUTE_SECONDS === 0 && {
+            mock: new MockAdapter({ world: new MockDisputeWorld({ live: false }) }),
+          }),
     }),
     ...secretsFor(appSecret, config),
     logger,

@@ -58,13 +58,19 @@ export class SecretBox {
  * the same sealed secrets needs the same value: set APP_SECRET wherever web and workers run apart.
  */
 export async function loadAppSecret(config: Pick<Config, 'APP_SECRET' | 'DATA_DIR'>): Promise<string> {
-  if (config.APP_SECRET) return config.APP_SECRET;
-  const file = join(config.DATA_DIR, 'app-secret');
+  return config.APP_SECRET ?? generatedSecret(config.DATA_DIR, 'app-secret');
+}
+
+/**
+ * A random secret kept in DATA_DIR/<name> (readable by this user only), made on first use and the same
+ * on every later start. Two processes starting at once agree: the first to write wins.
+ */
+export async function generatedSecret(dataDir: string, name: string): Promise<string> {
+  const file = join(dataDir, name);
   if (!existsSync(file)) {
-    await mkdir(config.DATA_DIR, { recursive: true, mode: 0o700 });
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
     await writeFile(file, randomBytes(32).toString('base64url'), { mode: 0o600, flag: 'wx' }).catch(
       (error: NodeJS.ErrnoException) => {
-        // Another process generated it first: use theirs.
         if (error.code !== 'EEXIST') throw error;
       },
     );

@@ -1,19 +1,26 @@
 import { loadConfig } from './config.js';
+import { type ProvidedRedis, provideRedis } from './local-redis.js';
 import { createLogger } from './logger.js';
 import { type RunningService, startService } from './service.js';
-import { rootCause } from './startup.js';
+import { rootCause, welcome } from './startup.js';
 
 /**
  * The web process: the API and Bull Board, plus the workers named in WORKERS (default all, so
- * `npm start` is the whole service in one process; the Procfile's `web` sets WORKERS=none).
+ * `npm start` is the whole service in one process; the Procfile's `web` sets WORKERS=none). With nothing
+ * configured it brings what it needs: the embedded database, a local Redis, a demo organisation.
  */
 let service: RunningService;
+let redis: ProvidedRedis | undefined;
 try {
   const config = loadConfig();
-  service = await startService(config, createLogger(config.LOG_LEVEL));
+  const logger = createLogger(config.LOG_LEVEL);
+  redis = await provideRedis(config, logger);
+  service = await startService(config, logger);
+  process.stdout.write(welcome(config, service));
 } catch (error) {
   // A misconfiguration or an unreachable database: one line that says what to fix, not a stack trace.
   console.error(`rebuttal could not start: ${rootCause(error)}`);
+  await redis?.close();
   process.exit(1);
 }
 
@@ -21,6 +28,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, async () => {
     service.logger.info({ signal }, 'shutting down');
     await service.close();
+    await redis?.close();
     service.logger.info('stopped');
     process.exit(0);
   });

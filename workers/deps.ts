@@ -9,8 +9,8 @@ import type { SecretBox } from '../src/secrets.js';
 /** What every worker's handlers are built from: one set per process, shared by all its workers. */
 export interface EngineDeps {
   db: Db;
-  /** The raw client behind `db`, for LISTEN (the outbox notifications). */
-  sql: Database['sql'];
+  /** LISTEN on the database behind `db` (the outbox notifications). */
+  listen: Database['listen'];
   queues: Queues;
   adapters: AdapterRegistry;
   secrets: SecretBox;

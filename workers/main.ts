@@ -22,7 +22,7 @@ const logger = createLogger(config.LOG_LEVEL);
 try {
   const runtime = await openRuntime(config, logger);
   const running = await startWorkers(
-    { ...runtime, db: runtime.database.db, sql: runtime.database.sql },
+    { ...runtime, db: runtime.database.db, listen: runtime.database.listen },
     config.WORKERS,
   );
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -58,7 +58,7 @@ export function webhookHandlers(deps: EngineDeps): Handlers<'webhook'> {
  * listening connection is (re)established, for commits made while nobody listened.
  */
 export async function listenForEvents(
-  deps: Pick<EngineDeps, 'queues' | 'logger' | 'sql'>,
+  deps: Pick<EngineDeps, 'queues' | 'logger' | 'listen'>,
 ): Promise<{ close(): Promise<void> }> {
   let inFlight = false;
   let again = false;
@@ -85,7 +85,7 @@ export async function listenForEvents(
       inFlight = false;
     }
   };
-  const { unlisten } = await deps.sql.listen(
+  const unlisten = await deps.listen(
     eventsChannel,
     () => void wake(),
     () => void wake(),

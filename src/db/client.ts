@@ -1,24 +1,77 @@
-import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
+import type { Config } from '../config.js';
 import * as schema from './schema/index.js';
 
-export type Db = PostgresJsDatabase<typeof schema>;
+/**
+ * The one database type services see. Behind it is either postgres-js on a Postgres server (DATABASE_URL)
+ * or PGlite, Postgres compiled to WebAssembly, on files under DATA_DIR (the zero-configuration start).
+ * Both run the same migrations and the same SQL; what differs (how a raw statement is sent, how LISTEN is
+ * set up) is answered here and in statements.ts, never in a service.
+ */
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 /** A transaction handle; services take `Db | Tx` where they can run inside a caller's transaction. */
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
 export interface Database {
   db: Db;
-  /** The raw client, for LISTEN/NOTIFY and for closing the pool. */
-  sql: postgres.Sql;
+  /** Where the data is, for logs: the server's host and database, or the embedded data directory. */
+  describe: string;
+  /**
+   * LISTEN on a channel; resolves once listening, with the function that stops it. `onListening` runs
+   * each time listening (re)starts, when notifications may have been missed.
+   */
+  listen(
+    channel: string,
+    onPayload: (payload: string) => void,
+    onListening?: () => void,
+  ): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
-export function connectDatabase(url: string, options: { max?: number } = {}): Database {
+/** A Postgres server's database, with its raw client (tests and benches use it directly). */
+export interface ServerDatabase extends Database {
+  sql: postgres.Sql;
+}
+
+/** The rows of `db.execute`: postgres-js answers an array of them, PGlite an object holding them. */
+export function rowsOf<Row>(result: unknown): Row[] {
+  return Array.isArray(result) ? (result as Row[]) : (result as { rows: Row[] }).rows;
+}
+
+/** Drizzle's settings for either driver: the schema, and snake_case names (statements.ts renders alike). */
+export const drizzleSettings = { schema, casing: 'snake_case' } as const;
+
+export function connectDatabase(url: string, options: { max?: number } = {}): ServerDatabase {
   const sql = postgres(url, {
     max: options.max ?? 10,
     onnotice: () => {},
     // Dates come back as Date; bigint columns are read as numbers by drizzle's mode setting.
   });
-  const db = drizzle(sql, { schema, casing: 'snake_case' });
-  return { db, sql, close: () => sql.end({ timeout: 5 }) };
+  const db = drizzle(sql, drizzleSettings);
+  const { hostname, port, pathname } = new URL(url);
+  return {
+    db,
+    sql,
+    describe: `postgres ${hostname}:${port || 5432}${pathname}`,
+    async listen(channel, onPayload, onListening) {
+      const { unlisten } = await sql.listen(channel, onPayload, onListening);
+      return unlisten;
+    },
+    close: () => sql.end({ timeout: 5 }),
+  };
+}
+
+/**
+ * DATABASE_URL when set; otherwise the embedded database under DATA_DIR/pg (loaded only then: a server
+ * deployment never loads PGlite).
+ */
+export async function openDatabase(
+  config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR'>,
+  options: { max?: number } = {},
+): Promise<Database> {
+  if (config.DATABASE_URL) return connectDatabase(config.DATABASE_URL, options);
+  const { openEmbeddedDatabase } = await import('./embedded.js');
+  return openEmbeddedDatabase(config.DATA_DIR);
 }

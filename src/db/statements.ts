@@ -1,4 +1,5 @@
-import { fillPlaceholders, type SQL } from 'drizzle-orm';
+import type { PGliteInterface } from '@electric-sql/pglite';
+import { fillPlaceholders, is, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { PostgresJsSession } from 'drizzle-orm/postgres-js';
 import type postgres from 'postgres';
@@ -18,21 +19,37 @@ const dialect = new PgDialect({ casing: 'snake_case' });
 export interface Statement<Values extends Record<string, unknown>> {
   /** The SQL text, for tests and logs. */
   readonly text: string;
-  run(tx: Tx, values: Values): Promise<postgres.RowList<postgres.Row[]>>;
+  run(tx: Tx, values: Values): Promise<Row[]>;
 }
+
+type Row = postgres.Row;
 
 export function statement<Values extends Record<string, unknown>>(query: SQL): Statement<Values> {
   const { sql: text, params } = dialect.sqlToQuery(query);
-  return {
-    text,
-    run: (tx, values) =>
-      clientOf(tx).unsafe(text, fillPlaceholders(params, values) as never[], { prepare: true }),
-  };
+  return { text, run: (tx, values) => send(tx, text, fillPlaceholders(params, values)) };
 }
 
-/** The postgres-js client a drizzle transaction runs on (its reserved connection). */
-function clientOf(tx: Tx): postgres.Sql {
-  const session = tx._.session;
-  if (!(session instanceof PostgresJsSession)) throw new Error('statements need the postgres-js driver');
-  return session.client as postgres.Sql;
+/**
+ * Sends on the client the drizzle transaction runs on: postgres-js's reserved connection, or the embedded
+ * database (one connection, so nothing to reserve or pipeline).
+ */
+async function send(tx: Tx, text: string, params: unknown[]): Promise<Row[]> {
+  const { session } = tx._;
+  const client = (session as unknown as { client: unknown }).client;
+  if (is(session, PostgresJsSession)) {
+    return (client as postgres.Sql).unsafe(text, params as never[], { prepare: true });
+  }
+  const result = await (client as PGliteInterface).query<Row>(text, params, { parsers: rawValues });
+  return result.rows;
 }
+
+/**
+ * Dates, times and numerics arrive as Postgres writes them, as drizzle has postgres-js deliver them
+ * (drizzle-orm/postgres-js/driver.js): statements read the same values on either driver.
+ */
+const rawValues = Object.fromEntries(
+  [1082, 1083, 1114, 1115, 1182, 1184, 1185, 1186, 1231, 20, 1700].map((type) => [
+    type,
+    (value: string) => value,
+  ]),
+);

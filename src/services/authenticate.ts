@@ -61,10 +61,7 @@ export class KeyResolver {
   ) {}
 
   async listen(): Promise<void> {
-    const { unlisten } = await this.database.sql.listen(authInvalidationChannel, (payload) =>
-      this.invalidate(payload),
-    );
-    this.unlisten = unlisten;
+    this.unlisten = await this.database.listen(authInvalidationChannel, (payload) => this.invalidate(payload));
     localResolvers.add(this);
   }
 

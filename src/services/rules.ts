@@ -1,5 +1,5 @@
 import { asc, eq, sql } from 'drizzle-orm';
-import type { Db, Tx } from '../db/client.js';
+import { type Db, rowsOf, type Tx } from '../db/client.js';
 import { organisations, rules } from '../db/schema/index.js';
 import {
   type DisputeFacts,
@@ -113,7 +113,7 @@ export async function loadTenantRules(
   logger?: Logger,
 ): Promise<Map<string, TenantRules>> {
   const unique = [...new Map(tenants.map((tenant) => [tenantKey(tenant), tenant])).values()];
-  const rows = await tx.execute<{
+  const result = await tx.execute<{
     org_id: string;
     livemode: boolean;
     default_templates: Record<string, Record<string, string>> | null;
@@ -126,6 +126,12 @@ export async function loadTenantRules(
     from unnest(${sql.param(unique.map((tenant) => tenant.orgId))}::text[],
       ${sql.param(unique.map((tenant) => String(tenant.livemode)))}::text[]::boolean[]) as tenant(org_id, livemode)
     join ${organisations} on ${organisations.id} = tenant.org_id`);
+  const rows = rowsOf<{
+    org_id: string;
+    livemode: boolean;
+    default_templates: Record<string, Record<string, string>> | null;
+    rules: StoredRule[] | null;
+  }>(result);
   const loaded = new Map<string, TenantRules>();
   for (const row of rows) {
     const mode = row.livemode ? 'live' : 'test';

@@ -1,6 +1,6 @@
 import { and, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
 import { Batcher } from '../db/batcher.js';
-import type { Db, Tx } from '../db/client.js';
+import { type Db, rowsOf, type Tx } from '../db/client.js';
 import { anyOf, stateIn } from '../db/schema/columns.js';
 import { disputes, submissions, templates } from '../db/schema/index.js';
 import { statement } from '../db/statements.js';
@@ -601,7 +601,7 @@ async function finishMany(db: Db, items: Finish[]): Promise<boolean[]> {
       ) as v(id, status, reference, failure, attempt)
       where s.id = v.id and s.status = 'pending'
       returning s.id`);
-    const finished = new Set(recorded.map((row) => row.id));
+    const finished = new Set(rowsOf<{ id: string }>(recorded).map((row) => row.id));
     const done = items.filter(({ claimed }) => finished.has(claimed.submission.id));
     const succeeded = done.filter(({ outcome }) => 'reference' in outcome);
     const templateOf = new Map(done.map(({ claimed }) => [claimed.dispute.uid, claimed.template]));

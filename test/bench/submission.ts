@@ -116,7 +116,7 @@ await runBench(async () => {
   const mock = new MockAdapter();
   const engine = {
     db,
-    sql: connection.sql,
+    listen: connection.listen,
     queues,
     adapters: createAdapterRegistry({ mock }),
     ...secretsFor('bench-app-secret-of-at-least-32-characters', config),

@@ -127,7 +127,7 @@ await runBench(async () => {
   onCleanup(() => queues.close());
   const engine = {
     db,
-    sql: connection.sql,
+    listen: connection.listen,
     queues,
     adapters: createAdapterRegistry(),
     secrets,

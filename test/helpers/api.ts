@@ -114,7 +114,7 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
   await queues.events('submission').waitUntilReady();
   const engine: EngineDeps = {
     db: db.db,
-    sql: db.sql,
+    listen: db.listen,
     queues,
     adapters,
     ...secretsFor(config.APP_SECRET ?? '', config),

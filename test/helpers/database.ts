@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { inject } from 'vitest';
-import { connectDatabase, type Database } from '../../src/db/client.js';
+import { connectDatabase, type ServerDatabase } from '../../src/db/client.js';
 import { postgresAdminUrl, withDatabase } from './services.js';
 
-export interface TestDatabase extends Database {
+export interface TestDatabase extends ServerDatabase {
   url: string;
   /** Closes the pool and drops the database. */
   drop(): Promise<void>;

@@ -25,8 +25,26 @@ describe('loadConfig', () => {
       DEADLINE_SWEEP_SECONDS: 300,
       DUE_SOON_HOURS: 48,
       DOCUMENT_LINK_SECONDS: 3600,
+      MOCK_DISPUTE_SECONDS: 30,
       WEBHOOK_ALLOW_PRIVATE: false,
     });
+  });
+
+  it('defaults to the single-machine start with nothing set: embedded database, local webhooks', () => {
+    const config = loadConfig({});
+    expect(config.DATABASE_URL).toBeUndefined();
+    expect(config.WEBHOOK_ALLOW_PRIVATE).toBe(true);
+    expect(config.DEMO).toBeUndefined();
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'false' }).WEBHOOK_ALLOW_PRIVATE).toBe(false);
+    expect(loadConfig({ ...base, WEBHOOK_ALLOW_PRIVATE: 'true' }).WEBHOOK_ALLOW_PRIVATE).toBe(true);
+    expect(loadConfig({ DATABASE_URL: '' }).DATABASE_URL).toBeUndefined();
+  });
+
+  it.each([
+    ['0', 0],
+    ['10', 10],
+  ])('reads MOCK_DISPUTE_SECONDS=%s', (value, expected) => {
+    expect(loadConfig({ MOCK_DISPUTE_SECONDS: value }).MOCK_DISPUTE_SECONDS).toBe(expected);
   });
 
   it('reads PUBLIC_URL without its trailing slash', () => {
@@ -52,7 +70,11 @@ describe('loadConfig', () => {
   });
 
   it.each([
-    [{}, 'invalid configuration: DATABASE_URL is required: a postgres:// connection string'],
+    [
+      { MOCK_DISPUTE_SECONDS: '5' },
+      'invalid configuration: MOCK_DISPUTE_SECONDS: must be 0 (off) or at least 10',
+    ],
+    [{ DEMO: 'yes' }, 'DEMO'],
     [{ ...base, PORT: 'https' }, 'invalid configuration: PORT: '],
     [{ ...base, PORT: '70000' }, 'PORT'],
     [{ ...base, TRUST_PROXY: 'yes' }, 'TRUST_PROXY'],

@@ -12,7 +12,7 @@ import { type SeededRandom, seededRandom, seedOf } from './random.js';
  * out the same on every run. Every change stamps the dispute with the next number of the account's
  * `updated` sequence; a listing returns disputes changed after the cursor's number, oldest change first.
  * A live world moves on one step when a poll finds it caught up (the cursor at its newest change):
- * sometimes a new dispute arrives, sometimes a dispute progresses (needs_response to under_review,
+ * a new dispute arrives, and sometimes a dispute progresses (needs_response to under_review,
  * under_review to won or lost). Steps are seeded too, so a world is a function of how many steps it has
  * taken, and cursors carry that count: a process that meets a cursor from a world further on (another
  * process, or this one before a restart) replays steps until it is there. Dates are laid out by the
@@ -113,14 +113,17 @@ export class MockAccountDisputes {
     return { ...dispute };
   }
 
-  /** One step of the simulated processor: sometimes a new dispute, sometimes a dispute progresses. */
+  /**
+   * One step of the simulated processor: a new dispute arrives (the demo's `MOCK_DISPUTE_SECONDS` is the
+   * poll interval, so one a poll), and half the time an open dispute progresses too.
+   */
   step(): void {
     this.#steps += 1;
     const random = this.#random;
     // Drawn whether or not used, so that every step consumes the same numbers of the stream.
     const [arrives, progresses, choice, next] = [random.next(), random.next(), random.next(), random.next()];
     const fresh = this.#generate(this.#now(), arrives < 0.1 ? 'warning_needs_response' : 'needs_response');
-    if (arrives < 0.4) this.#stamp(fresh);
+    this.#stamp(fresh);
     if (progresses < 0.5) {
       const open = [...this.#entries.values()].filter((entry) => progress[entry.dispute.state]);
       const entry = open[Math.floor(choice * open.length)];

@@ -1,0 +1,155 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { testRedisPrefix } from '../helpers/services.js';
+
+/**
+ * The start's Redis: when nothing answers at REDIS_URL on this machine, `npm start` runs a redis-server
+ * of its own and stops it when it stops; without one installed, it says how to provide Redis. The
+ * service's entry point runs as `npm start` runs it (src/server.ts), on a test database for speed.
+ */
+
+let database: TestDatabase;
+let dataDir: string;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function answers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.connect(port, '127.0.0.1');
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface Server {
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<number | null>;
+}
+
+function startServer(env: Record<string, string>): Server {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    env: {
+      HOME: process.env.HOME,
+      DATABASE_URL: database.url,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      QUEUE_PREFIX: testRedisPrefix(),
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  });
+  return { child, output: () => output, exited: once(child, 'exit').then(([code]) => code as number | null) };
+}
+
+async function waitFor(server: Server, text: string): Promise<void> {
+  for (let tries = 0; tries < 1200 && !server.output().includes(text); tries++) {
+    if (server.child.exitCode !== null) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (!server.output().includes(text)) throw new Error(`expected '${text}' in:\n${server.output()}`);
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  dataDir = await mkdtemp(join(tmpdir(), 'rebuttal-redis-'));
+});
+
+afterAll(async () => {
+  await database.drop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('npm start when no Redis answers', () => {
+  it('starts a redis-server of its own on that port, and it is gone after shutdown', async () => {
+    const port = await freePort();
+    expect(await answers(port)).toBe(false);
+    const server = startServer({ REDIS_URL: `redis://127.0.0.1:${port}`, PATH: process.env.PATH ?? '' });
+    try {
+      await waitFor(server, 'Rebuttal is running at');
+      const started = server
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"msg":"started a managed redis-server"'))
+        .map((line) => JSON.parse(line) as { address: string; dir: string; pid: number });
+      expect(started).toHaveLength(1);
+      const [redis] = started as [{ address: string; dir: string; pid: number }];
+      expect(redis).toMatchObject({ address: `127.0.0.1:${port}`, dir: join(dataDir, 'redis') });
+      expect(alive(redis.pid)).toBe(true);
+      expect(await answers(port)).toBe(true);
+      // Its data is where the start said, with the append-only file that keeps queued jobs.
+      expect(existsSync(join(dataDir, 'redis'))).toBe(true);
+
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+      expect(alive(redis.pid)).toBe(false);
+      expect(await answers(port)).toBe(false);
+      expect(server.output()).toContain('"msg":"stopped the managed redis-server"');
+    } finally {
+      if (server.child.exitCode === null) server.child.kill('SIGKILL');
+    }
+  }, 120_000);
+
+  it('without redis-server installed, exits 1 saying how to provide Redis', async () => {
+    const port = await freePort();
+    const emptyPath = await mkdtemp(join(tmpdir(), 'rebuttal-no-redis-'));
+    const server = startServer({ REDIS_URL: `redis://127.0.0.1:${port}`, PATH: emptyPath });
+    try {
+      expect(await server.exited).toBe(1);
+      expect(server.output().trim().split('\n').at(-1)).toBe(
+        `rebuttal could not start: Redis is needed and none answers at 127.0.0.1:${port}, and no ` +
+          'redis-server is installed to start one. Install Redis (Debian/Ubuntu: sudo apt install ' +
+          'redis-server; macOS: brew install redis) and run npm start again, or set REDIS_URL to a Redis ' +
+          'you have (REDIS_URL=redis://host:6379).',
+      );
+    } finally {
+      await rm(emptyPath, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('a REDIS_URL on another machine that does not answer is an error, not a reason to start one', async () => {
+    // 192.0.2.0/24 is TEST-NET-1: never routed, so the connection fails (or times out) at once.
+    const server = startServer({ REDIS_URL: 'redis://:secret@192.0.2.1:6379', PATH: process.env.PATH ?? '' });
+    expect(await server.exited).toBe(1);
+    const last = server.output().trim().split('\n').at(-1);
+    expect(last).toBe(
+      'rebuttal could not start: Redis at 192.0.2.1:6379 (REDIS_URL) does not answer: check that it runs and is reachable',
+    );
+    expect(server.output()).not.toContain('secret');
+  }, 60_000);
+});
