@@ -7,10 +7,13 @@ import { createApp } from './api/app.js';
 import { answerClientErrors } from './api/client-errors.js';
 import type { Config } from './config.js';
 import { runMigrations } from './db/migrate.js';
+import { type Demo, demoEnabled, prepareDemo } from './demo.js';
 import { createQueueRefreshDispatcher } from './jobs/refresh-dispatcher.js';
 import { createQueueRemovalDispatcher } from './jobs/removal-dispatcher.js';
 import { createQueueSubmitter } from './jobs/submitter.js';
 import { createLogger, type Logger } from './logger.js';
+import { metricsFor } from './metrics/endpoint.js';
+import { type OperatorCredentials, operatorCredentials } from './operators.js';
 import { connectRedis } from './redis.js';
 import { openRuntime } from './runtime.js';
 import { KeyResolver } from './services/authenticate.js';
@@ -23,6 +26,12 @@ export interface RunningService {
   httpsPort: number;
   httpPort: number | undefined;
   logger: Logger;
+  /** Where the data is (Database.describe). */
+  database: string;
+  /** Who may open Bull Board and /metrics (src/operators.ts); undefined: neither is served. */
+  operators: OperatorCredentials | undefined;
+  /** The demo organisation (src/demo.ts), when DEMO is on. */
+  demo: Demo | undefined;
   close(): Promise<void>;
 }
 
@@ -31,9 +40,11 @@ export interface RunningService {
  * refuses), with the workers named in WORKERS running in the same process.
  */
 export async function startService(
-  config: Config,
-  logger = createLogger(config.LOG_LEVEL),
+  settings: Config,
+  logger = createLogger(settings.LOG_LEVEL),
 ): Promise<RunningService> {
+  const operators = await operatorCredentials(settings);
+  const config = { ...settings, ADMIN_USER: operators?.user, ADMIN_PASSWORD: operators?.password };
   const runtime = await openRuntime(config, logger);
   const { database, queues } = runtime;
   await runMigrations(database.db);
@@ -41,7 +52,11 @@ export async function startService(
   await keys.listen();
   // Listening before the first submit request, so no job's completion can slip past its waiter.
   await queues.events('submission').waitUntilReady();
-  const workers = await startWorkers({ ...runtime, db: database.db, sql: database.sql }, config.WORKERS);
+  const workers = await startWorkers(
+    { ...runtime, db: database.db, listen: database.listen },
+    config.WORKERS,
+  );
+  const demo = demoEnabled(config) ? await prepareDemo({ ...runtime, db: database.db }, config) : undefined;
   const redis = connectRedis(config.REDIS_URL, logger);
   const app = createApp(
     {
@@ -60,7 +75,10 @@ export async function startService(
       links: runtime.links,
       allowPrivateWebhooks: config.WEBHOOK_ALLOW_PRIVATE,
     },
-    { admin: boardFor(config, queues, redis, logger) },
+    {
+      admin: boardFor(config, queues, redis, logger),
+      metrics: metricsFor(config, { db: database.db, queues, redis, logger }),
+    },
   );
 
   const tls = await loadTls(config);
@@ -77,6 +95,9 @@ export async function startService(
     httpsPort,
     httpPort,
     logger,
+    database: database.describe,
+    operators,
+    demo,
     async close() {
       // Stop taking requests and jobs first; finish what is in flight; then let go of the connections.
       await Promise.all([

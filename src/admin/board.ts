@@ -92,7 +92,15 @@ export function signInGuard(redis: Redis, prefix: string): SignInGuard {
 /** Digests first, so the comparison takes the same time whatever the lengths. */
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
-function basicAuth(credentials: { user: string; password: string }, guard: SignInGuard): RequestHandler {
+/**
+ * The operators' sign-in, shared by Bull Board and `GET /metrics` (metrics/endpoint.ts): HTTP Basic with
+ * ADMIN_USER/ADMIN_PASSWORD compared in constant time, wrong guesses counted by `guard`; 401 without the
+ * right credentials, 429 once the address has used up its tries.
+ */
+export function basicAuth(
+  credentials: { user: string; password: string },
+  guard: SignInGuard,
+): RequestHandler {
   const expected = digest(`${credentials.user}:${credentials.password}`);
   return async (req: Request, res: Response, next: NextFunction) => {
     const address = req.ip ?? 'unknown';

@@ -2,6 +2,8 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { boardPath } from '../admin/board.js';
 import { documentPath } from '../documents/links.js';
 import { ApiError } from '../domain/errors.js';
+import { metricsPath, type ServiceMetrics } from '../metrics/endpoint.js';
+import type { RouteTable } from '../metrics/http-requests.js';
 import type { Caller } from '../services/disputes.js';
 import type { AppDeps, Endpoint } from './endpoint.js';
 import { authenticate, principalOf } from './middleware/auth.js';
@@ -11,6 +13,7 @@ import { requireHttps } from './middleware/https.js';
 import { byClientAddress, rateLimit } from './middleware/rate-limit.js';
 import { requestLog } from './middleware/request-log.js';
 import { resolveVersion, versionOf } from './middleware/version.js';
+import { openApiPath, serveOpenApi } from './openapi.js';
 import { acceptDisputeEndpoint } from './routes/disputes/accept.js';
 import { createDisputeEndpoint } from './routes/disputes/create.js';
 import { listDisputesEndpoint } from './routes/disputes/list.js';
@@ -68,12 +71,33 @@ export const endpoints: readonly Endpoint[] = [
   removePersonalDataEndpoint,
 ];
 
+const healthPath = '/healthz';
+const readyPath = '/readyz';
+const processorHookPath = '/processor-hooks/:processor/:account';
+
+/** Every path the app routes, as patterns: the `route` label of its request metrics. */
+export const routeTable: RouteTable = {
+  routes: [
+    healthPath,
+    readyPath,
+    documentPath(':id'),
+    openApiPath,
+    processorHookPath,
+    ...new Set(endpoints.map((endpoint) => `/v1${endpoint.path}`)),
+    metricsPath,
+  ],
+  mounts: [boardPath],
+};
+
 /**
  * The HTTP application, without a listener (the server and the tests attach their own). Order matters:
- * request id and log line first, then TLS, key, rate limit, version, body, and the endpoint; every failure on the way
- * becomes the JSON error body.
+ * request id and log line first (and the request metrics, when on), then TLS, key, rate limit, version,
+ * body, and the endpoint; every failure on the way becomes the JSON error body.
  */
-export function createApp(deps: AppDeps, options: { admin?: RequestHandler } = {}): express.Express {
+export function createApp(
+  deps: AppDeps,
+  options: { admin?: RequestHandler; metrics?: ServiceMetrics } = {},
+): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -82,14 +106,18 @@ export function createApp(deps: AppDeps, options: { admin?: RequestHandler } = {
   app.set('trust proxy', deps.trustProxy ? 1 : false);
   app.set('query parser', parseQueryString);
   app.use(requestLog(deps.logger));
+  if (options.metrics) {
+    // The board's pages count under its mount only where it is served; elsewhere they are unknown paths.
+    app.use(options.metrics.recordRequests(options.admin ? routeTable : { ...routeTable, mounts: [] }));
+  }
 
   // For load balancers and orchestrators: no key, no TLS needed (they reveal nothing).
   app
-    .route('/healthz')
+    .route(healthPath)
     .get(healthz)
     .all(methodNotAllowed(['GET']));
   app
-    .route('/readyz')
+    .route(readyPath)
     .get(readyz(deps))
     .all(methodNotAllowed(['GET']));
 
@@ -99,9 +127,17 @@ export function createApp(deps: AppDeps, options: { admin?: RequestHandler } = {
     .get(requireHttps, rateLimit(deps.rateLimiter, byClientAddress), downloadDocument(deps))
     .all(methodNotAllowed(['GET']));
 
+  // Before the key check as well: the OpenAPI document (api/openapi.ts) is documentation of the public API,
+  // as the README is, so it needs no key; it is still HTTPS only, like everything under /v1, and counted
+  // against the client's address like the other calls without a key.
+  app
+    .route(openApiPath)
+    .get(requireHttps, rateLimit(deps.rateLimiter, byClientAddress), serveOpenApi(endpoints))
+    .all(methodNotAllowed(['GET']));
+
   // Before the API's key check too: a processor's signature is the credential of its push.
   app
-    .route('/processor-hooks/:processor/:account')
+    .route(processorHookPath)
     .post(requireHttps, rateLimit(deps.rateLimiter, byClientAddress), rawPushBody, processorHook(deps))
     .all(methodNotAllowed(['POST']));
 
@@ -117,6 +153,13 @@ export function createApp(deps: AppDeps, options: { admin?: RequestHandler } = {
   app.use('/v1', v1);
   // Bull Board (admin/board.ts), for operators: HTTPS like the API, with its own credentials.
   if (options.admin) app.use(boardPath, requireHttps, options.admin);
+  // Prometheus metrics (metrics/endpoint.ts), behind the board's credentials.
+  if (options.metrics) {
+    app
+      .route(metricsPath)
+      .get(requireHttps, ...options.metrics.endpoint)
+      .all(methodNotAllowed(['GET']));
+  }
   app.use(unknownRoute);
   app.use(handleErrors(deps.logger));
   return app;

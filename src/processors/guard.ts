@@ -53,6 +53,50 @@ return {1, 0, failures, opened}
 
 type Breaker = (key: string, action: string, threshold: number, cooldownMs: number) => Promise<number[]>;
 
+/** The Redis hash of one account's circuit breaker, which `breakerScript` keeps. */
+function breakerKey(prefix: string, accountUid: string): string {
+  return `${prefix}:breaker:${accountUid}`;
+}
+
+export const breakerStates = ['closed', 'open', 'half_open'] as const;
+export type BreakerState = (typeof breakerStates)[number];
+
+export interface BreakerReading {
+  state: BreakerState;
+  /** Calls in a row that found the processor away (reset by a success). */
+  failures: number;
+}
+
+/**
+ * Each account's circuit as `admit` would judge it now, on Redis's clock, without touching it: `open`
+ * while its cooldown runs; `half_open` once the cooldown is over (the next call is the probe, or the probe
+ * is out); `closed` otherwise, including an account with no breaker hash (never failed, or an hour since).
+ * For the metrics: unlike the guard itself, a reading fails when Redis does not answer.
+ */
+export async function readBreakers(
+  redis: Redis,
+  prefix: string,
+  accountUids: readonly string[],
+): Promise<Map<string, BreakerReading>> {
+  const pipeline = redis.pipeline().time();
+  for (const uid of accountUids) pipeline.hmget(breakerKey(prefix, uid), 'failures', 'openUntil');
+  const replies = (await pipeline.exec()) ?? [];
+  const failed = replies.find(([error]) => error);
+  if (failed?.[0] || replies.length !== accountUids.length + 1) {
+    throw failed?.[0] ?? new Error('Redis answered part of the breaker reading');
+  }
+  const [seconds = '0', micros = '0'] = (replies[0]?.[1] ?? []) as string[];
+  const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  const readings = new Map<string, BreakerReading>();
+  accountUids.forEach((uid, index) => {
+    const [failures, openUntil] = (replies[index + 1]?.[1] ?? []) as (string | null)[];
+    const until = Number(openUntil ?? 0);
+    const state: BreakerState = until === 0 ? 'closed' : now < until ? 'open' : 'half_open';
+    readings.set(uid, { state, failures: Number(failures ?? 0) });
+  });
+  return readings;
+}
+
 export interface GuardOptions {
   /** Calls in a row that found the processor away before the circuit opens. Default 5. */
   threshold?: number;
@@ -89,7 +133,7 @@ export class AccountGuards {
       this.#limiters.set(perSecond, limiter);
     }
     const rate = limiter;
-    const key = `${this.#prefix}:breaker:${accountUid}`;
+    const key = breakerKey(this.#prefix, accountUid);
     const { threshold, cooldownMs, maxWaitMs } = this.#options;
     const log = this.#logger.child({ processor, accountUid });
     const breaker = async (action: string) => {

@@ -1,0 +1,60 @@
+import { Gauge, type Registry } from 'prom-client';
+import { within } from '../deadline.js';
+import { describeError, type Logger } from '../logger.js';
+
+/**
+ * A source of metrics read at scrape time (Redis, Postgres). Reading and setting are apart: the reading
+ * may take a while, the setting is one synchronous step, so a scrape never shows half of a reading and a
+ * reading that came too late changes nothing.
+ */
+export interface Collector {
+  /** The `collector` label of rebuttal_metrics_collector_up, and what a warning names. */
+  name: string;
+  /** Reads the source; resolves to the function that sets the collector's metrics from what it read. */
+  read(): Promise<() => void>;
+  /** Drops the collector's series: a source that did not answer shows no values rather than stale ones. */
+  clear(): void;
+}
+
+/**
+ * Long enough for a healthy Postgres or Redis under load; short enough that a scrape (every collector at
+ * once) answers within a couple of seconds, below Prometheus's default scrape timeout of 10 s.
+ */
+export const collectorTimeoutMs = 1500;
+
+/**
+ * Runs every collector at once, each within `timeoutMs`. One whose source fails or does not answer in time
+ * is cleared and logged as a warning, and the rest of the scrape stands; rebuttal_metrics_collector_up says
+ * which ones answered.
+ */
+export function collectAll(
+  registry: Registry,
+  collectors: readonly Collector[],
+  logger: Logger,
+  timeoutMs = collectorTimeoutMs,
+): () => Promise<void> {
+  const up = new Gauge({
+    name: 'rebuttal_metrics_collector_up',
+    help: 'Whether the scrape-time collector read its source (1) or its source failed or did not answer in time (0).',
+    labelNames: ['collector'],
+    registers: [registry],
+  });
+  return async () => {
+    await Promise.all(
+      collectors.map(async (collector) => {
+        try {
+          const apply = await within(collector.read(), timeoutMs, collector.name);
+          apply();
+          up.set({ collector: collector.name }, 1);
+        } catch (error) {
+          collector.clear();
+          up.set({ collector: collector.name }, 0);
+          logger.warn(
+            { collector: collector.name, err: describeError(error) },
+            'metrics: a collector failed; its metrics are left out of this scrape',
+          );
+        }
+      }),
+    );
+  };
+}
