@@ -1,11 +1,110 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { disputeBody } from '../api/serialize.js';
+import { loadConfig } from '../config.js';
+import type { Db } from '../db/client.js';
+import { disputePath } from '../domain/disputes.js';
+import { createQueueSubmitter } from '../jobs/submitter.js';
+import { createLogger } from '../logger.js';
 import { createAdapterRegistry } from '../processors/registry.js';
 import { importDisputeReport } from '../services/dispute-import.js';
+import type { DisputeRow, TemplateRow } from '../services/dispute-records.js';
+import { resubmitDispute } from '../services/dispute-resubmit.js';
+import { type DisputeDeps, retrieveDispute } from '../services/disputes.js';
+import {
+  disputeOfSubmission,
+  listSubmissionAttempts,
+  type SubmissionAttempt,
+} from '../services/submission-attempts.js';
 import type { CliIo } from './accounts.js';
 import { modeOption } from './options.js';
+import { withQueues } from './queues.js';
+import { table } from './table.js';
+import { callerFor, type Mode } from './tenant.js';
+import { when } from './values.js';
 
-/** `dispute import`: disputes of processors without a list call, from the report their portal gives. */
+/**
+ * `dispute import|show|resubmit`: disputes of processors without a list call, from the report their portal
+ * gives; one dispute as the API shows it, with its submission attempts; and submitting again one whose
+ * last submission failed, through the API's submit.
+ */
+
+const iso = (date: Date | null) => date?.toISOString() ?? null;
+
+function attemptJson(attempt: SubmissionAttempt) {
+  return {
+    id: attempt.id,
+    status: attempt.status,
+    adapter: attempt.adapter,
+    created: iso(attempt.createdAt),
+    completed: iso(attempt.completedAt),
+    failure: attempt.failure?.reason ?? null,
+    failure_status: attempt.failure?.status ?? null,
+    retried_as: attempt.retriedAs,
+    job: attempt.job,
+  };
+}
+
+/** `GET /v1/disputes/:id`'s body under `dispute`, and the attempts at submitting it, oldest first. */
+async function showDispute(db: Db, found: { dispute: DisputeRow; template: TemplateRow | null }) {
+  const attempts = await listSubmissionAttempts(db, found.dispute.uid);
+  return {
+    dispute: disputeBody(found, disputePath(found.dispute.id)),
+    submissions: attempts.map(attemptJson),
+  };
+}
+
+function describeShown(shown: Awaited<ReturnType<typeof showDispute>>): string {
+  const { dispute, submissions } = shown;
+  const missing = Object.keys(dispute.missing_fields);
+  const lines = [
+    `dispute ${dispute.id} (${dispute.livemode ? 'live' : 'test'}): ${dispute.state}`,
+    `  ${dispute.reason}, ${dispute.amount} ${dispute.currency}, charge ${dispute.charge ?? '-'}, ` +
+      `due ${dispute.due_by ?? '-'}, ${dispute.source}${dispute.processor ? ` (${dispute.processor})` : ''}` +
+      `${dispute.account ? `, account ${dispute.account}` : ''}`,
+    `  template ${dispute.template ?? '-'}, missing fields: ${missing.join(', ') || 'none'}, ` +
+      `submitted ${dispute.submitted_count} time${dispute.submitted_count === 1 ? '' : 's'}` +
+      `${dispute.submitted_at ? ` (last ${dispute.submitted_at})` : ''}`,
+  ];
+  if (submissions.length === 0) return [...lines, 'no submission attempts'].join('\n');
+  return [
+    ...lines,
+    'submission attempts, oldest first:',
+    table(
+      ['id', 'status', 'created', 'completed', 'job', 'failure'],
+      submissions.map((attempt) => [
+        attempt.id,
+        attempt.retried_as ? `${attempt.status}, retried as ${attempt.retried_as}` : attempt.status,
+        when(attempt.created ? new Date(attempt.created) : null),
+        when(attempt.completed ? new Date(attempt.completed) : null),
+        attempt.job,
+        attempt.failure ?? '',
+      ]),
+    ),
+  ].join('\n');
+}
+
+/**
+ * The dispute service as the API wires it, with the submission queue open: a submit enqueues its job and
+ * waits up to SUBMIT_WAIT_MS for the outcome, as a submit request does. Redis must answer first (or the
+ * command fails before changing anything); lost after the commit, the deadline sweep enqueues the
+ * prepared submission, and the command says it is still being sent.
+ */
+async function withDisputeService<T>(io: CliIo, work: (deps: DisputeDeps) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const logger = createLogger(config.LOG_LEVEL === 'silent' ? 'silent' : 'warn', process.stderr);
+  return withQueues((queues) =>
+    io.withDatabase((db) =>
+      work({
+        db,
+        adapters: createAdapterRegistry(),
+        submitter: createQueueSubmitter({ db, queues, logger, waitMs: config.SUBMIT_WAIT_MS }),
+        logger,
+      }),
+    ),
+  );
+}
+
 export function registerDisputeCommands(program: Command, io: CliIo): void {
   const dispute = program.command('dispute').description('disputes');
 
@@ -42,4 +141,50 @@ export function registerDisputeCommands(program: Command, io: CliIo): void {
         );
       },
     );
+
+  dispute
+    .command('show')
+    .description('show a dispute as the API does (GET /v1/disputes/:id), with its submission attempts')
+    .requiredOption('--org <id>', 'organisation id')
+    .addOption(modeOption())
+    .option('--id <dispute>', 'dispute id')
+    .option(
+      '--submission <sub_id>',
+      'instead of --id: the dispute of this attempt (a submission job names it)',
+    )
+    .option('--json', 'print JSON: {dispute: <the API object>, submissions: [...]}')
+    .action(
+      async (options: { org: string; mode: Mode; id?: string; submission?: string; json?: boolean }) => {
+        if ((options.id === undefined) === (options.submission === undefined)) {
+          throw new Error('give either --id or --submission');
+        }
+        const shown = await io.withDatabase(async (db) => {
+          const caller = await callerFor(db, options.org, options.mode);
+          const id = options.id ?? (await disputeOfSubmission(db, caller, options.submission ?? ''));
+          return showDispute(db, await retrieveDispute(db, caller, id));
+        });
+        io.print(Boolean(options.json), shown, describeShown(shown));
+      },
+    );
+
+  dispute
+    .command('resubmit')
+    .description('submit again a dispute whose last submission failed, with the evidence it holds now')
+    .requiredOption('--org <id>', 'organisation id')
+    .addOption(modeOption())
+    .requiredOption('--id <dispute>', 'dispute id')
+    .option('--json', 'print JSON: {dispute, submissions}, as `dispute show` prints them')
+    .action(async (options: { org: string; mode: Mode; id: string; json?: boolean }) => {
+      const shown = await withDisputeService(io, async (deps) => {
+        const caller = await callerFor(deps.db, options.org, options.mode);
+        const outcome = await resubmitDispute(deps, caller, options.id);
+        return showDispute(deps.db, outcome);
+      });
+      const state = shown.dispute.state;
+      const summary =
+        state === 'compiling_evidence'
+          ? `dispute ${options.id} resubmitted: still being sent (the processor is retried); follow it with dispute show`
+          : `dispute ${options.id} resubmitted: ${state}`;
+      io.print(Boolean(options.json), shown, `${summary}\n${describeShown(shown)}`);
+    });
 }

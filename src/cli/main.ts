@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
 import { loadConfig } from '../config.js';
-import { connectDatabase } from '../db/client.js';
+import { type Db, openDatabase } from '../db/client.js';
 import { runMigrations } from '../db/migrate.js';
 import { createOrganisation, listOrganisations, rotateApiKey } from '../services/organisations.js';
 import { registerAccountCommands } from './accounts.js';
@@ -11,6 +11,8 @@ import { modeOption } from './options.js';
 import { registerOrgSettingsCommand } from './org-settings.js';
 import { registerPrivacyCommands } from './privacy.js';
 import { registerRuleCommands } from './rules.js';
+import { registerTemplateCommands } from './templates.js';
+import { registerWebhookCommands } from './webhooks.js';
 
 /**
  * The operator CLI: `npm run cli -- <group> <command>`. Every command takes --json for scripts; without
@@ -18,10 +20,8 @@ import { registerRuleCommands } from './rules.js';
  */
 const program = new Command('rebuttal').description('Rebuttal operator commands').showHelpAfterError();
 
-async function withDatabase<T>(
-  work: (db: ReturnType<typeof connectDatabase>['db']) => Promise<T>,
-): Promise<T> {
-  const database = connectDatabase(loadConfig().DATABASE_URL, { max: 2 });
+async function withDatabase<T>(work: (db: Db) => Promise<T>): Promise<T> {
+  const database = await openDatabase(loadConfig(), { max: 2 });
   try {
     await runMigrations(database.db);
     return await work(database.db);
@@ -85,6 +85,8 @@ registerRuleCommands(program, { withDatabase, print });
 registerJobCommands(program, { print });
 registerPrivacyCommands(program, { withDatabase, print });
 registerDisputeCommands(program, { withDatabase, print });
+registerTemplateCommands(program, { withDatabase, print });
+registerWebhookCommands(program, { withDatabase, print });
 
 try {
   await program.parseAsync(process.argv);

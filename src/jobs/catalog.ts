@@ -139,25 +139,51 @@ export interface Queues {
   readonly byName: Record<QueueName, Queue>;
   /** Lazily opened: only the web process waits on submissions. */
   events(queue: QueueName): QueueEvents;
+  /** Closes the queues and listeners, then every connection opened for them. */
   close(): Promise<void>;
+  /** Drops every connection at once, for a short-lived process whose close cannot wait on Redis. */
+  disconnect(): void;
 }
 
-export function openQueues(settings: QueueSettings): Queues {
-  const connection = producerConnection(settings);
+/**
+ * The queues of one process. `onError` hears connection errors (a command reports Redis's absence once,
+ * as its failure); unset, they are ioredis's and BullMQ's own reports.
+ */
+export function openQueues(
+  settings: QueueSettings,
+  options: { onError?: (error: Error) => void } = {},
+): Queues {
+  // Every connection opened here, closed here: BullMQ duplicates a listener's connection for its
+  // blocking reads and leaves the one it was given open.
+  const connections: Redis[] = [];
+  const heard = <T extends { on(event: 'error', listener: (error: Error) => void): unknown }>(
+    emitter: T,
+  ): T => {
+    if (options.onError) emitter.on('error', options.onError);
+    return emitter;
+  };
+  const connect = (open: (settings: QueueSettings) => Redis) => {
+    const connection = heard(open(settings));
+    connections.push(connection);
+    return connection;
+  };
+  const connection = connect(producerConnection);
   const byName = Object.fromEntries(
-    queueNames.map((name) => [name, new Queue(name, { connection, prefix: settings.prefix })]),
+    queueNames.map((name) => [name, heard(new Queue(name, { connection, prefix: settings.prefix }))]),
   ) as Record<QueueName, Queue>;
   const listeners = new Map<QueueName, QueueEvents>();
+  const disconnect = () => {
+    for (const each of connections) each.disconnect();
+  };
   return {
     settings,
     byName,
     events(queue) {
       let listener = listeners.get(queue);
       if (!listener) {
-        listener = new QueueEvents(queue, {
-          connection: workerConnection(settings),
-          prefix: settings.prefix,
-        });
+        listener = heard(
+          new QueueEvents(queue, { connection: connect(workerConnection), prefix: settings.prefix }),
+        );
         listeners.set(queue, listener);
       }
       return listener;
@@ -165,7 +191,8 @@ export function openQueues(settings: QueueSettings): Queues {
     async close() {
       await Promise.all([...listeners.values()].map((listener) => listener.close()));
       await Promise.all(Object.values(byName).map((queue) => queue.close()));
-      connection.disconnect();
+      disconnect();
     },
+    disconnect,
   };
 }

@@ -9,7 +9,7 @@ import { type PageQuery, planPage } from './paging.js';
 /** Templates CRUD (API.md section 6): each template belongs to one organisation and mode. */
 
 export async function createTemplate(
-  db: Db,
+  db: Db | Tx,
   tenant: Tenant,
   input: CreateTemplateInput,
 ): Promise<TemplateRow> {
@@ -44,7 +44,7 @@ export async function listTemplates(db: Db, tenant: Tenant, query: PageQuery) {
 }
 
 export async function updateTemplate(
-  db: Db,
+  db: Db | Tx,
   tenant: Tenant,
   id: string,
   input: TemplateInput,
@@ -56,6 +56,63 @@ export async function updateTemplate(
     .returning();
   if (!updated) throw notFound.template(id, false);
   return updated;
+}
+
+export interface ImportedTemplate {
+  template: TemplateRow;
+  action: 'created' | 'updated';
+}
+
+/**
+ * Creates or updates each template (by id, in the tenant), with the create and update above, in one
+ * transaction: a problem with any entry changes nothing, and its message names the entry's index. An
+ * update changes only the attributes the entry holds, as PUT does. The inputs are parsed already (the
+ * API's schemas, `createTemplateInput`), so what the API refuses is refused here the same way.
+ */
+export async function importTemplates(
+  db: Db,
+  tenant: Tenant,
+  inputs: readonly CreateTemplateInput[],
+): Promise<ImportedTemplate[]> {
+  const firstIndex = new Map<string, number>();
+  inputs.forEach((input, index) => {
+    const earlier = firstIndex.get(input.id);
+    if (earlier !== undefined) {
+      throw new Error(`template at index ${index}: id '${input.id}' repeats the one at index ${earlier}`);
+    }
+    firstIndex.set(input.id, index);
+  });
+  if (inputs.length === 0) return [];
+  return db.transaction(async (tx) => {
+    const existing = await tx
+      .select({ id: templates.id })
+      .from(templates)
+      .where(
+        and(
+          ownedBy(templates, tenant),
+          inArray(
+            templates.id,
+            inputs.map((input) => input.id),
+          ),
+        ),
+      )
+      .for('update');
+    const known = new Set(existing.map((row) => row.id));
+    const imported: ImportedTemplate[] = [];
+    for (const [index, input] of inputs.entries()) {
+      try {
+        imported.push(
+          known.has(input.id)
+            ? { template: await updateTemplate(tx, tenant, input.id, input), action: 'updated' }
+            : { template: await createTemplate(tx, tenant, input), action: 'created' },
+        );
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new Error(`template at index ${index} ('${input.id}'): ${reason}`, { cause: error });
+      }
+    }
+    return imported;
+  });
 }
 
 /** Disputes that name a deleted template keep the name; submitting them answers template_not_found. */

@@ -1,5 +1,6 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { and, asc, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
+import type { Db, Tx } from '../../db/client.js';
+import { anyOf } from '../../db/schema/columns.js';
 import { events, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.js';
 import { notFound } from '../../domain/errors.js';
 import type { EventType } from '../../domain/webhooks.js';
@@ -61,28 +62,49 @@ export async function retrieveEvent(db: Db, tenant: Tenant, id: string): Promise
 export async function redeliverEvent(db: Db, tenant: Tenant, id: string): Promise<LoggedEvent> {
   await db.transaction(async (tx) => {
     const [event] = await tx
-      .select({ id: events.id, type: events.type })
+      .select({ id: events.id })
       .from(events)
       .where(and(ownedBy(events, tenant), eq(events.id, id)))
       .for('update');
     if (!event) throw notFound.event(id);
-    const enabled = tx
-      .select({ id: webhookEndpoints.id })
-      .from(webhookEndpoints)
-      .where(eq(webhookEndpoints.enabled, true));
-    await tx
-      .update(webhookDeliveries)
-      .set({ status: 'pending', firstAttemptAt: null, nextAttemptAt: new Date(), completedAt: null })
-      .where(
-        and(
-          eq(webhookDeliveries.eventId, id),
-          event.type === 'test' ? undefined : inArray(webhookDeliveries.endpointId, enabled),
-        ),
-      );
-    await tx.update(events).set({ relayedAt: null }).where(eq(events.id, id));
-    await notifyEvents(tx);
+    await restartDeliveries(tx, [id]);
   });
   return retrieveEvent(db, tenant, id);
+}
+
+/**
+ * The redelivery of these events, inside the caller's transaction (the relay wakes when it commits): their
+ * deliveries (only those `which` picks, when given) restart as pending with a fresh 3-day window and their
+ * attempt counts kept, except those to disabled endpoints, which stay as they are unless the event is a
+ * `test`; and the events go back to the relay, which queues what is pending. Returns the restarted ids.
+ */
+export async function restartDeliveries(tx: Tx, eventIds: readonly string[], which?: SQL): Promise<string[]> {
+  if (eventIds.length === 0) return [];
+  const enabled = tx
+    .select({ id: webhookEndpoints.id })
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.enabled, true));
+  const testEvents = tx
+    .select({ id: events.id })
+    .from(events)
+    .where(and(anyOf(events.id, eventIds, 'text'), eq(events.type, 'test')));
+  const restarted = await tx
+    .update(webhookDeliveries)
+    .set({ status: 'pending', firstAttemptAt: null, nextAttemptAt: new Date(), completedAt: null })
+    .where(
+      and(
+        anyOf(webhookDeliveries.eventId, eventIds, 'text'),
+        which,
+        or(inArray(webhookDeliveries.eventId, testEvents), inArray(webhookDeliveries.endpointId, enabled)),
+      ),
+    )
+    .returning({ id: webhookDeliveries.id });
+  await tx
+    .update(events)
+    .set({ relayedAt: null })
+    .where(anyOf(events.id, eventIds, 'text'));
+  await notifyEvents(tx);
+  return restarted.map((row) => row.id);
 }
 
 async function withDeliveries(db: Db, rows: LoggedEvent['event'][]): Promise<LoggedEvent[]> {
