@@ -1,5 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig, settingNames } from '../../src/config.js';
 
 const base = { DATABASE_URL: 'postgres://localhost/x' };
 
@@ -93,5 +94,15 @@ describe('loadConfig', () => {
     [{ ...base, DOCUMENT_LINK_SECONDS: '10' }, 'DOCUMENT_LINK_SECONDS'],
   ])('refuses to start half-configured: %j', (env, problem) => {
     expect(() => loadConfig(env)).toThrow(problem);
+  });
+
+  it("has every setting in the README's configuration table, and nothing else there", async () => {
+    const readme = await readFile('README.md', 'utf8');
+    const table = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('## Operator CLI'));
+    const rows = table.split('\n').filter((line) => line.startsWith('| `'));
+    const documented = rows.flatMap((row) =>
+      [...(row.split(' | ')[0] ?? '').matchAll(/`([A-Z_]+)`/g)].map((m) => m[1]),
+    );
+    expect(documented.toSorted()).toEqual([...settingNames].sort());
   });
 });
