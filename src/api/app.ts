@@ -5,7 +5,7 @@ import { ApiError } from '../domain/errors.js';
 import { metricsPath, type ServiceMetrics } from '../metrics/endpoint.js';
 import type { RouteTable } from '../metrics/http-requests.js';
 import type { Caller } from '../services/disputes.js';
-import type { AppDeps, Endpoint } from './endpoint.js';
+import { type AppDeps, type Endpoint, type RequestContext, requestReader } from './endpoint.js';
 import { authenticate, principalOf } from './middleware/auth.js';
 import { mergeInput, parseQueryString, readBody } from './middleware/body.js';
 import { handleErrors, unknownRoute } from './middleware/errors.js';
@@ -132,7 +132,7 @@ export function createApp(
   // against the client's address like the other calls without a key.
   app
     .route(openApiPath)
-    .get(requireHttps, rateLimit(deps.rateLimiter, byClientAddress), serveOpenApi(endpoints))
+    .get(requireHttps, rateLimit(deps.rateLimiter, byClientAddress), serveOpenApi(endpoints, deps))
     .all(methodNotAllowed(['GET']));
 
   // Before the API's key check too: a processor's signature is the credential of its push.
@@ -166,9 +166,10 @@ export function createApp(
 }
 
 function handler(endpoint: Endpoint, deps: AppDeps) {
+  const read = requestReader(endpoint, deps);
   return async (req: Request, res: Response): Promise<void> => {
     const caller: Caller = { ...principalOf(res), version: versionOf(res) };
-    const reply = await endpoint.handle({
+    const request: RequestContext = {
       caller,
       params: req.params as Record<string, string>,
       input: res.locals.input as Record<string, unknown>,
@@ -176,7 +177,9 @@ function handler(endpoint: Endpoint, deps: AppDeps) {
       // Only HTTPS requests get this far (requireHttps), directly or through the trusted proxy.
       origin: `https://${req.get('host') ?? 'localhost'}`,
       deps,
-    });
+    };
+    // The endpoint's own schemas, those its documentation shows, check the request before its handler.
+    const reply = await endpoint.handle({ ...request, ...read(request) });
     if ('json' in reply) res.status(reply.status).type('json').send(reply.json);
     else res.status(reply.status).json(reply.body);
   };

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Db } from '../db/client.js';
 import type { DocumentLinks } from '../documents/links.js';
 import { ApiError, type ErrorType } from '../domain/errors.js';
+import { renameLegacyParameters } from '../domain/versions.js';
 import type { Logger } from '../logger.js';
 import type { AdapterRegistry } from '../processors/registry.js';
 import type { SecretBox } from '../secrets.js';
@@ -38,6 +39,7 @@ export interface AppDeps {
   allowPrivateWebhooks: boolean;
 }
 
+/** A request as the app hands it over, before its endpoint's checks. */
 export interface RequestContext {
   caller: Caller;
   params: Record<string, string>;
@@ -50,17 +52,161 @@ export interface RequestContext {
   deps: AppDeps;
 }
 
+/** What a handler gets: the request with its path parameters checked and its input parsed. */
+export interface EndpointContext<P extends string, I> extends Omit<RequestContext, 'params' | 'input'> {
+  params: Record<P, string>;
+  input: I;
+}
+
 /** A response: an object to serialize, or JSON text made already (lists of cached dispute objects). */
 export type Reply = { status: number; body: object } | { status: number; json: string };
 
+export type Method = 'get' | 'post' | 'put' | 'delete';
+export type SuccessStatus = 200 | 201 | 202;
+/** An error type, or a type and its status here where the catalogue gives it two (template_not_found). */
+export type ErrorAnswer = ErrorType | readonly [ErrorType, number];
+/** The response objects of the OpenAPI document, each a component that operations share by reference. */
+export type ResponseObject =
+  | 'dispute'
+  | 'disputeList'
+  | 'template'
+  | 'templateList'
+  | 'deletedTemplate'
+  | 'webhookEndpoint'
+  | 'webhookEndpointList'
+  | 'deletedWebhookEndpoint'
+  | 'event'
+  | 'eventList'
+  | 'response'
+  | 'personalDataRequest';
+
+/** An operation of the OpenAPI document (api/openapi.ts), beyond what its schemas say. */
+export interface EndpointDocs {
+  operationId: string;
+  summary: string;
+  description?: string;
+  success: Partial<Record<SuccessStatus, string>>;
+  /** The object of every success answer, or a description of what has none (a PDF, the document itself). */
+  returns: ResponseObject | { description: string; mediaType: string };
+  /**
+   * Error types beyond those every operation of its kind can answer (openapi.ts) and those its input's
+   * `errorTypes` name.
+   */
+  errors: readonly ErrorAnswer[];
+}
+
 /**
- * One endpoint: a method, a path under /v1, and a handler that validates, calls one service function
- * and serializes. The app registers them all; the set of paths also answers 405 for other methods.
+ * A route outside `endpoints` that needs no key, as the OpenAPI document shows it. Its handler reads its own
+ * request, so these schemas are documentation only.
  */
-export interface Endpoint {
-  method: 'get' | 'post' | 'put' | 'delete';
+export interface KeylessRoute {
+  method: Method;
   path: string;
-  handle(context: RequestContext): Promise<Reply>;
+  docs: EndpointDocs;
+  params?: Record<string, z.ZodType>;
+  query?: z.ZodObject;
+}
+
+/**
+ * A path parameter: its schema documents it and checks it. A value outside the schema names nothing that
+ * can exist, so it answers `notFound` (with the value cut to 255 characters), as a lookup would.
+ */
+export interface PathParameter {
+  schema: z.ZodType<string, string>;
+  notFound: (value: string) => ApiError;
+}
+
+/** What an input schema may depend on: the app's settings, never the request. */
+export type InputSettings = Pick<AppDeps, 'allowPrivateWebhooks'>;
+/** A schema, or one made from the app's settings (the webhook endpoints' URL rule). */
+export type SchemaOf<S extends z.ZodType> = S | ((settings: InputSettings) => S);
+
+export function resolveSchema<S extends z.ZodType>(schema: SchemaOf<S>, settings: InputSettings): S {
+  return typeof schema === 'function' ? schema(settings) : schema;
+}
+
+/**
+ * The input of an endpoint: one schema for the query parameters merged with the body (API.md section 1).
+ * `query` or `body` says only where the document tells clients to send them: query for GET, body for POST
+ * and PUT.
+ */
+export type EndpointInput<S extends z.ZodType> = (
+  | { query: SchemaOf<S>; body?: undefined }
+  | { body: SchemaOf<S>; query?: undefined }
+) & {
+  /** The error type of a problem under each top-level parameter (`parseInput`); else invalid_request. */
+  errorTypes?: Partial<Record<string, ErrorType>>;
+  /** Renamed before parsing on versions before 2017-10-30 (domain/versions.ts). */
+  legacyParameters?: Parameters<typeof renameLegacyParameters>[1];
+  /**
+   * Parse the input before checking the path parameters, so that a bad input answers its own error even on
+   * an id that cannot exist. The dispute endpoints have always answered so; the others check the id first.
+   */
+  beforeParams?: boolean;
+};
+
+/**
+ * One endpoint: a method, a path under /v1, its documentation, path parameters and input, and a handler
+ * that calls one service function and serializes. The app checks the path parameters and parses the input
+ * with these very schemas before `handle` (`requestReader`), and the OpenAPI document shows the same ones:
+ * what is documented is what is checked. The set of paths also answers 405 for other methods.
+ */
+export interface Endpoint<P extends string = string, S extends z.ZodType = z.ZodType> {
+  method: Method;
+  path: string;
+  docs: EndpointDocs;
+  /** Every `:name` of the path (`defineEndpoint` checks). */
+  params?: Record<P, PathParameter>;
+  input?: EndpointInput<S>;
+  handle(context: EndpointContext<P, z.output<S>>): Promise<Reply>;
+}
+
+/**
+ * Declares an endpoint, typing `handle` by its path parameters and input schema. Throws (at import) when
+ * `params` does not declare exactly the path's parameters.
+ */
+export function defineEndpoint<P extends string = never, S extends z.ZodType = z.ZodUndefined>(
+  endpoint: Endpoint<P, S>,
+): Endpoint<P, S> {
+  const named = [...endpoint.path.matchAll(/:(\w+)/g)].map((match) => match[1]).sort();
+  const declared = Object.keys(endpoint.params ?? {}).sort();
+  if (named.join() !== declared.join()) {
+    throw new Error(`${endpoint.method} ${endpoint.path}: params must declare exactly: ${named.join(', ')}`);
+  }
+  return endpoint;
+}
+
+/**
+ * Reads requests for an endpoint of this app: checks the path parameters and parses the input, the
+ * parameters first unless the input says `beforeParams`.
+ */
+export function requestReader(endpoint: Endpoint, settings: InputSettings) {
+  const { params = {}, input } = endpoint;
+  const schema = input && resolveSchema<z.ZodType>(input.query ?? input.body, settings);
+  const readParams = (context: RequestContext) => {
+    const checked: Record<string, string> = {};
+    for (const [name, parameter] of Object.entries(params)) {
+      const value = context.params[name] ?? '';
+      if (!parameter.schema.safeParse(value).success) throw parameter.notFound(value.slice(0, 255));
+      checked[name] = value;
+    }
+    return checked;
+  };
+  const readInput = (context: RequestContext): unknown => {
+    if (!input || !schema) return undefined;
+    const sent = input.legacyParameters
+      ? renameLegacyParameters(context.caller.version, input.legacyParameters, context.input)
+      : context.input;
+    return parseInput(schema, sent, input.errorTypes);
+  };
+  return (context: RequestContext): { params: Record<string, string>; input: unknown } => {
+    if (input?.beforeParams) {
+      const parsed = readInput(context);
+      return { params: readParams(context), input: parsed };
+    }
+    const checked = readParams(context);
+    return { params: checked, input: readInput(context) };
+  };
 }
 
 /**

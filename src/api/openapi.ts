@@ -6,18 +6,18 @@ import {
 } from '@asteasolutions/zod-to-openapi';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { documentPath } from '../documents/links.js';
 import { type ErrorType, errorStatus } from '../domain/errors.js';
 import { apiVersions, latestVersion } from '../domain/versions.js';
-import type { Endpoint } from './endpoint.js';
 import {
+  type Endpoint,
+  type EndpointDocs,
   type ErrorAnswer,
-  keyedErrors,
-  keylessErrors,
-  type Operation,
-  operationsOf,
-  type ResponseObjects,
-} from './openapi-operations.js';
+  type InputSettings,
+  type KeylessRoute,
+  type Method,
+  type ResponseObject,
+  resolveSchema,
+} from './endpoint.js';
 import {
   deletedTemplateSchema,
   deletedWebhookEndpointSchema,
@@ -30,13 +30,13 @@ import {
   templateObjectSchema,
   webhookEndpointSchema,
 } from './openapi-responses.js';
+import { downloadDocumentRoute } from './routes/documents/download.js';
 
 /**
  * GET /v1/openapi.json: an OpenAPI 3.1 document of the public API, generated from the `endpoints` of
- * app.ts and the zod schemas their handlers validate with (the table of openapi-operations.ts). Every
- * endpoint must have an entry there, and every entry an endpoint, else building the document throws: an
- * endpoint cannot ship undocumented, nor documentation outlive its endpoint. Built on the first request and
- * kept.
+ * app.ts: each declares its documentation and the schemas the app checks its requests with
+ * (api/endpoint.ts), so an endpoint cannot ship undocumented, nor be documented with schemas it does not
+ * check. Built on the first request and kept.
  *
  * The generator reads what a client sends: the input side of a transform (`"42"` or 42 for an integer) and
  * the schema behind a preprocess (the array a JSON-text form value becomes). Refinements have no JSON Schema
@@ -44,36 +44,69 @@ import {
  */
 export const openApiPath = '/v1/openapi.json';
 
-export function serveOpenApi(endpoints: readonly Endpoint[]) {
+/** `settings`: those the app's input schemas are made with (the webhook endpoints' URL rule). */
+export function serveOpenApi(endpoints: readonly Endpoint[], settings: InputSettings) {
   let json: string | undefined;
   return (_req: Request, res: Response): void => {
-    json ??= JSON.stringify(buildOpenApiDocument(endpoints));
+    json ??= JSON.stringify(buildOpenApiDocument(endpoints, settings));
     res.status(200).type('json').send(json);
   };
 }
 
-type Method = Endpoint['method'];
-
 /** Routes outside `endpoints` that need no key, mounted by app.ts before the key check. */
-function keylessOperations(): Record<string, Operation> {
-  return {
-    // routes/documents/download.ts
-    [`get ${documentPath(':id')}`]: {
-      operationId: 'downloadDocument',
-      summary: 'The PDF behind a `response_url`; the signed link is the credential, no key',
-      params: { id: z.string().meta({ description: 'A `doc_…` id.' }) },
-      query: z.object({ expires: z.string(), signature: z.string() }),
-      success: { 200: 'The response document.' },
-      returns: { description: 'The PDF.', mediaType: 'application/pdf' },
-      errors: ['invalid_link', 'not_found'],
-    },
-    [`get ${openApiPath}`]: {
+const keylessRoutes: readonly KeylessRoute[] = [
+  downloadDocumentRoute,
+  {
+    method: 'get',
+    path: openApiPath,
+    docs: {
       operationId: 'openApiDocument',
       summary: 'This document',
       success: { 200: 'The OpenAPI document.' },
       returns: { description: 'An OpenAPI 3.1 document.', mediaType: 'application/json' },
       errors: [],
     },
+  },
+];
+
+/** What any call with a key can meet: a bad key, plain HTTP, a bad version header or body, limits, a bug. */
+const keyedErrors: readonly ErrorType[] = [
+  'authentication',
+  'insecure_connection',
+  'invalid_request',
+  'request_too_large',
+  'rate_limited',
+  'server_error',
+];
+const keylessErrors: readonly ErrorType[] = ['insecure_connection', 'rate_limited', 'server_error'];
+
+const legacyNames =
+  'Before `2017-10-30` the request may also carry the parameters of that version (`Service-Version`).';
+
+/** An operation as the document shows it. */
+interface Operation {
+  docs: EndpointDocs;
+  /** Path parameters by name; one not given is a plain string. */
+  params?: Record<string, z.ZodType>;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  /** Takes the parameter names of versions before 2017-10-30 too. */
+  legacyParameters?: boolean;
+  /** The error types its input's parameters answer with. */
+  inputErrors?: readonly ErrorType[];
+}
+
+function operationOf(endpoint: Endpoint, settings: InputSettings): Operation {
+  const { input } = endpoint;
+  return {
+    docs: endpoint.docs,
+    params: Object.fromEntries(
+      Object.entries(endpoint.params ?? {}).map(([name, parameter]) => [name, parameter.schema]),
+    ),
+    ...(input?.query && { query: resolveSchema(input.query, settings) }),
+    ...(input?.body && { body: resolveSchema(input.body, settings) }),
+    legacyParameters: input?.legacyParameters !== undefined,
+    inputErrors: Object.values(input?.errorTypes ?? {}).filter((type) => type !== undefined),
   };
 }
 
@@ -82,29 +115,19 @@ const apiKeyScheme = 'apiKey';
 /** Express paths (`/disputes/:id`) in OpenAPI's spelling (`/disputes/{id}`). */
 export const openApiPathOf = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 
-export function buildOpenApiDocument(endpoints: readonly Endpoint[]) {
+export function buildOpenApiDocument(endpoints: readonly Endpoint[], settings: InputSettings) {
   const names = new ComponentNames();
   try {
     const registry = new OpenAPIRegistry();
     const components = registerComponents(registry, names);
-    const operations = operationsOf(components.objects);
-    const keys = new Set(endpoints.map((endpoint) => `${endpoint.method} ${endpoint.path}`));
-    for (const key of keys)
-      if (!operations[key]) throw new Error(`openapi-operations.ts does not document ${key}`);
-    for (const key of Object.keys(operations))
-      if (!keys.has(key)) throw new Error(`openapi-operations.ts documents ${key}, which no endpoint serves`);
-
     const routes = [
       ...endpoints.map((endpoint) => ({
         method: endpoint.method,
         path: `/v1${endpoint.path}`,
-        operation: operations[`${endpoint.method} ${endpoint.path}`] as Operation,
+        operation: operationOf(endpoint, settings),
         keyed: true,
       })),
-      ...Object.entries(keylessOperations()).map(([key, operation]) => {
-        const [method, path] = key.split(' ') as [Method, string];
-        return { method, path, operation, keyed: false };
-      }),
+      ...keylessRoutes.map(({ method, path, ...operation }) => ({ method, path, operation, keyed: false })),
     ];
     for (const route of routes) registry.registerPath(routeConfig(route, components));
 
@@ -185,7 +208,7 @@ function registerComponents(registry: OpenAPIRegistry, names: ComponentNames) {
       eventList: names.name('EventList', listOf(event)),
       response: names.name('Response', responsePackageSchema),
       personalDataRequest: names.name('PersonalDataRequest', personalDataRequestSchema),
-    } satisfies ResponseObjects,
+    } satisfies Record<ResponseObject, z.ZodType>,
     /** Request bodies by validator, so that PUT and POST /disputes/:id share one. */
     bodies: new Map<z.ZodType, z.ZodType>(),
   };
@@ -196,26 +219,29 @@ function routeConfig(
   components: Components,
 ): RouteConfig {
   const { operation, keyed } = route;
+  const { docs } = operation;
   const names = [...route.path.matchAll(/:(\w+)/g)].map((match) => match[1] as string);
   const params = z.object(
     Object.fromEntries(names.map((name) => [name, operation.params?.[name] ?? z.string()])),
   );
+  const description = [docs.description, operation.legacyParameters && legacyNames].filter(Boolean).join(' ');
+  const errors = [...(keyed ? keyedErrors : keylessErrors), ...(operation.inputErrors ?? []), ...docs.errors];
   return {
     method: route.method,
     path: openApiPathOf(route.path),
-    operationId: operation.operationId,
-    summary: operation.summary,
-    ...(operation.description !== undefined && { description: operation.description }),
+    operationId: docs.operationId,
+    summary: docs.summary,
+    ...(description !== '' && { description }),
     tags: [route.path.split('/')[2] ?? ''],
     ...(keyed ? { parameters: [components.versionParameter] } : { security: [] }),
     request: {
       ...(names.length > 0 && { params }),
       ...(operation.query && { query: queryObject(operation.query) }),
-      ...(operation.body && { body: requestBody(operation, operation.body, components) }),
+      ...(operation.body && { body: requestBody(docs, operation.body, components) }),
     },
     responses: {
-      ...successResponses(operation, keyed, components),
-      ...errorResponses([...(keyed ? keyedErrors : keylessErrors), ...operation.errors], components),
+      ...successResponses(docs, keyed, components),
+      ...errorResponses(errors, components),
     },
   };
 }
@@ -238,10 +264,12 @@ function queryObject(schema: z.core.$ZodType): z.ZodObject {
  * value as JSON or as its text form. In a form, a dictionary is `key[name]=value` (deepObject) and an array
  * is one JSON-text value, which `encoding` says per property.
  */
-function requestBody(operation: Operation, body: z.ZodObject, components: Components) {
+function requestBody(docs: EndpointDocs, body: z.ZodType, components: Components) {
+  if (!(body instanceof z.ZodObject))
+    throw new Error(`openapi.ts: ${docs.operationId}: a body must be an object`);
   let schema = components.bodies.get(body);
   if (!schema) {
-    const id = operation.operationId.replace(/^./, (first) => first.toUpperCase());
+    const id = docs.operationId.replace(/^./, (first) => first.toUpperCase());
     schema = components.names.name(`${id}Params`, body);
     components.bodies.set(body, schema);
   }
@@ -277,24 +305,21 @@ function unwrap(schema: z.core.$ZodType): z.core.$ZodType {
 }
 
 function successResponses(
-  operation: Operation,
+  docs: EndpointDocs,
   keyed: boolean,
   components: Components,
 ): Record<string, ResponseConfig> {
-  const { returns } = operation;
+  const { returns } = docs;
   const content =
-    returns instanceof z.ZodType
-      ? { 'application/json': { schema: returns } }
+    typeof returns === 'string'
+      ? { 'application/json': { schema: components.objects[returns] } }
       : { [returns.mediaType]: { schema: { description: returns.description } } };
   const headers = {
     'Request-Id': components.headers.requestId,
     ...(keyed && { 'Service-Version': components.headers.version }),
   };
   return Object.fromEntries(
-    Object.entries(operation.success).map(([status, description]) => [
-      status,
-      { description, headers, content },
-    ]),
+    Object.entries(docs.success).map(([status, description]) => [status, { description, headers, content }]),
   );
 }
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpoints } from '../../src/api/app.js';
+import { defineEndpoint } from '../../src/api/endpoint.js';
 import { openApiPath, openApiPathOf } from '../../src/api/openapi.js';
 import { documentPath } from '../../src/documents/links.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
@@ -161,6 +162,18 @@ describe('the documented routes are the routes the app answers', () => {
     }
   });
 
+  it('an endpoint must declare exactly the parameters of its path', () => {
+    const declare = (path: string) => () =>
+      defineEndpoint({
+        method: 'get',
+        path,
+        docs: { operationId: 'x', summary: 'x', success: { 200: 'x' }, returns: 'dispute', errors: [] },
+        handle: async () => ({ status: 200, body: {} }),
+      });
+    expect(declare('/things/:id')).toThrow('params must declare exactly: id');
+    expect(declare('/things')).not.toThrow();
+  });
+
   it('paths the document does not have answer 404 not_found', async () => {
     for (const path of ['/v1/nothing', '/v1/disputes/a/b', '/v1/templates/a/submit', '/v1/openapi.yaml']) {
       const response = await api.call('GET', path, { key });
@@ -238,6 +251,21 @@ describe('the document', () => {
     expect(dispute.properties).toMatchObject({
       reason: { type: 'string', enum: expect.arrayContaining(['fraudulent']) },
     });
+  });
+
+  it("documents a path id's pattern, and an id outside it is not found", async () => {
+    const cases = [
+      ['/v1/webhook_endpoints/{id}', '^we_[0-9a-z]{20}$', 'webhook_endpoint_not_found'],
+      ['/v1/events/{id}', '^evt_[0-9a-z]{20}$', 'event_not_found'],
+      ['/v1/disputes/{id}', expect.any(String), 'dispute_not_found'],
+    ] as const;
+    for (const [path, pattern, type] of cases) {
+      const parameter = document.paths[path]?.get?.parameters?.find((item) => item.in === 'path');
+      expect(parameter, path).toMatchObject({ name: 'id', schema: { type: 'string', pattern } });
+      const response = await api.call('GET', path.replace('{id}', 'not%20an%20id'), { key });
+      expect(response.status, path).toBe(404);
+      expect(response.body, path).toMatchObject({ error: { type } });
+    }
   });
 
   it('describes the dispute object a retrieve answers', () => {

@@ -1,34 +1,35 @@
 import { z } from 'zod';
 import { type ApiError, notFound } from '../../domain/errors.js';
-import { idPattern, integer } from '../../domain/params.js';
+import { idPattern, integer, resourceId } from '../../domain/params.js';
 import { idPrefixes } from '../../ids.js';
-import type { RequestContext } from '../endpoint.js';
+import type { PathParameter } from '../endpoint.js';
 
-/** The `:id` of a dispute path; an id that cannot exist is simply not found. */
-export function disputeId(context: RequestContext): string {
-  const id = context.params.id ?? '';
-  if (!idPattern.test(id)) throw notFound.dispute(id.slice(0, 255));
-  return id;
+/**
+ * The `:id` of each kind of path. An id outside its schema cannot exist, so it is simply not found, with the
+ * resource's own error type.
+ */
+
+const clientId = resourceId.meta({ description: 'Client- or processor-chosen id.' });
+
+export const disputeIdParameter: PathParameter = { schema: clientId, notFound: notFound.dispute };
+
+export const templateIdParameter: PathParameter = {
+  schema: clientId,
+  notFound: (id) => notFound.template(id, false),
+};
+
+/** An id this service minted (`we_…`, `evt_…`). */
+function mintedId(prefix: string, description: string, unknown: (id: string) => ApiError): PathParameter {
+  const schema = z.string().regex(new RegExp(`^${prefix}_[0-9a-z]{20}$`));
+  return { schema: schema.meta({ description }), notFound: unknown };
 }
 
-export function templateId(context: RequestContext): string {
-  const id = context.params.id ?? '';
-  if (!idPattern.test(id)) throw notFound.template(id.slice(0, 255), false);
-  return id;
-}
-
-/** The `:id` of a path naming an id this service minted (`we_…`, `evt_…`): anything else is not found. */
-function mintedId(prefix: string, unknown: (id: string) => ApiError) {
-  const pattern = new RegExp(`^${prefix}_[0-9a-z]{20}$`);
-  return (context: RequestContext): string => {
-    const id = context.params.id ?? '';
-    if (!pattern.test(id)) throw unknown(id.slice(0, 255));
-    return id;
-  };
-}
-
-export const webhookEndpointId = mintedId(idPrefixes.webhookEndpoint, notFound.webhookEndpoint);
-export const eventId = mintedId(idPrefixes.event, notFound.event);
+export const webhookEndpointIdParameter = mintedId(
+  idPrefixes.webhookEndpoint,
+  'A `we_…` id.',
+  notFound.webhookEndpoint,
+);
+export const eventIdParameter = mintedId(idPrefixes.event, 'An `evt_…` id.', notFound.event);
 
 /** Paging parameters of every list (API.md section 4): both cursors at once is a bad request. */
 export const pageParams = z

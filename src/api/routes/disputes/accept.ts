@@ -1,13 +1,22 @@
 import { acceptDispute } from '../../../services/disputes.js';
-import type { Endpoint } from '../../endpoint.js';
+import { defineEndpoint } from '../../endpoint.js';
 import { disputeBody } from '../../serialize.js';
-import { disputeId } from '../params.js';
+import { disputeIdParameter } from '../params.js';
+import { stateAnswers } from './docs.js';
 
-export const acceptDisputeEndpoint: Endpoint = {
+export const acceptDisputeEndpoint = defineEndpoint({
   method: 'post',
   path: '/disputes/:id/accept',
-  async handle(context) {
-    const outcome = await acceptDispute(context.deps, context.caller, disputeId(context));
-    return { status: outcome.status, body: disputeBody(outcome, context.url) };
+  params: { id: disputeIdParameter },
+  docs: {
+    operationId: 'acceptDispute',
+    summary: 'Accept a dispute (bookkeeping: nothing is sent to the processor)',
+    success: { 200: 'Accepted.' },
+    returns: 'dispute',
+    errors: ['dispute_not_found', ...stateAnswers],
   },
-};
+  async handle({ caller, params, url, deps }) {
+    const outcome = await acceptDispute(deps, caller, params.id);
+    return { status: outcome.status, body: disputeBody(outcome, url) };
+  },
+});

@@ -1,20 +1,26 @@
 import { createInput } from '../../../domain/dispute-input.js';
 import { evidenceErrors } from '../../../domain/errors.js';
-import { renameLegacyParameters } from '../../../domain/versions.js';
 import { createDispute } from '../../../services/disputes.js';
-import { type Endpoint, parseInput } from '../../endpoint.js';
+import { defineEndpoint } from '../../endpoint.js';
 import { disputeBody } from '../../serialize.js';
+import { submitAnswers, templateAnswer } from './docs.js';
 
-export const createDisputeEndpoint: Endpoint = {
+export const createDisputeEndpoint = defineEndpoint({
   method: 'post',
   path: '/disputes',
+  input: { body: createInput, errorTypes: evidenceErrors, legacyParameters: 'create' },
+  docs: {
+    operationId: 'createDispute',
+    summary: 'Create a standalone dispute (`source: api`)',
+    success: {
+      201: 'Created (submitted or queued when asked, unless a rule holds it).',
+      202: 'Created with `submit=true`; the processor call is still under way.',
+    },
+    returns: 'dispute',
+    errors: [templateAnswer, ...submitAnswers],
+  },
   async handle({ caller, input, url, deps }) {
-    const params = parseInput(
-      createInput,
-      renameLegacyParameters(caller.version, 'create', input),
-      evidenceErrors,
-    );
-    const outcome = await createDispute(deps, caller, params);
+    const outcome = await createDispute(deps, caller, input);
     return { status: outcome.status, body: disputeBody(outcome, url) };
   },
-};
+});

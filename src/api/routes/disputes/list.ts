@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { text } from '../../../domain/params.js';
 import { disputeStates } from '../../../domain/states.js';
-import { type Endpoint, parseInput } from '../../endpoint.js';
+import { defineEndpoint } from '../../endpoint.js';
 import { listJson } from '../../serialize.js';
 import { pageParams, toPageQuery } from '../params.js';
 
-export const listDisputesQuery = pageParams.and(
+const listDisputesQuery = pageParams.and(
   z.object({
     /** Repeatable: `state=a&state=b` (or `state[]=a`). */
     state: z
@@ -15,11 +15,18 @@ export const listDisputesQuery = pageParams.and(
   }),
 );
 
-export const listDisputesEndpoint: Endpoint = {
+export const listDisputesEndpoint = defineEndpoint({
   method: 'get',
   path: '/disputes',
-  async handle({ caller, input, url, deps }) {
-    const query = parseInput(listDisputesQuery, input);
+  input: { query: listDisputesQuery },
+  docs: {
+    operationId: 'listDisputes',
+    summary: 'List disputes, newest first',
+    success: { 200: 'A page of disputes.' },
+    returns: 'disputeList',
+    errors: [],
+  },
+  async handle({ caller, input: query, url, deps }) {
     const page = await deps.disputeObjects.list(deps.db, caller, {
       ...toPageQuery(query),
       ...(query.state !== undefined && { states: [query.state].flat() }),
@@ -27,4 +34,4 @@ export const listDisputesEndpoint: Endpoint = {
     });
     return { status: 200, json: listJson(page, caller.livemode, url) };
   },
-};
+});

@@ -1,19 +1,26 @@
 import { referenceNames } from '../../../domain/versions.js';
 import { retrieveResponse } from '../../../services/responses.js';
-import type { Endpoint } from '../../endpoint.js';
-import { disputeId } from '../params.js';
+import { defineEndpoint } from '../../endpoint.js';
+import { disputeIdParameter } from '../params.js';
 
 /**
  * GET /v1/disputes/:id/response: the evidence sent and a signed, expiring `response_url` to its PDF. The
  * references carry the names of the caller's version (`dispute_id`, `external_charge`, `user_id` before
  * 2017-10-30).
  */
-export const disputeResponseEndpoint: Endpoint = {
+export const disputeResponseEndpoint = defineEndpoint({
   method: 'get',
   path: '/disputes/:id/response',
-  async handle(context) {
-    const { caller, deps } = context;
-    const response = await retrieveResponse(deps.db, caller, disputeId(context));
+  params: { id: disputeIdParameter },
+  docs: {
+    operationId: 'retrieveDisputeResponse',
+    summary: "The latest submission's evidence and a signed link to its PDF",
+    success: { 200: 'The response package.' },
+    returns: 'response',
+    errors: ['dispute_not_found', 'response_not_found'],
+  },
+  async handle({ caller, params, url, origin, deps }) {
+    const response = await retrieveResponse(deps.db, caller, params.id);
     const { dispute } = response;
     return {
       status: 200,
@@ -25,10 +32,10 @@ export const disputeResponseEndpoint: Endpoint = {
           account_id: dispute.accountId,
         }),
         evidence: response.evidence,
-        response_url: deps.links.url(response.documentId, { requestOrigin: context.origin }),
+        response_url: deps.links.url(response.documentId, { requestOrigin: origin }),
         livemode: dispute.livemode,
-        url: context.url,
+        url,
       },
     };
   },
-};
+});

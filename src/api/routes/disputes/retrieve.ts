@@ -1,13 +1,21 @@
 import { retrieveDispute } from '../../../services/disputes.js';
-import type { Endpoint } from '../../endpoint.js';
+import { defineEndpoint } from '../../endpoint.js';
 import { disputeBody } from '../../serialize.js';
-import { disputeId } from '../params.js';
+import { disputeIdParameter } from '../params.js';
 
-export const retrieveDisputeEndpoint: Endpoint = {
+export const retrieveDisputeEndpoint = defineEndpoint({
   method: 'get',
   path: '/disputes/:id',
-  async handle(context) {
-    const found = await retrieveDispute(context.deps.db, context.caller, disputeId(context));
-    return { status: 200, body: disputeBody(found, context.url) };
+  params: { id: disputeIdParameter },
+  docs: {
+    operationId: 'retrieveDispute',
+    summary: 'Retrieve a dispute',
+    success: { 200: 'The dispute.' },
+    returns: 'dispute',
+    errors: ['dispute_not_found'],
   },
-};
+  async handle({ caller, params, url, deps }) {
+    const found = await retrieveDispute(deps.db, caller, params.id);
+    return { status: 200, body: disputeBody(found, url) };
+  },
+});

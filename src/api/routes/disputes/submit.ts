@@ -1,22 +1,30 @@
 import { submitInput } from '../../../domain/dispute-input.js';
 import { evidenceErrors } from '../../../domain/errors.js';
-import { renameLegacyParameters } from '../../../domain/versions.js';
 import { submitDispute } from '../../../services/disputes.js';
-import { type Endpoint, parseInput } from '../../endpoint.js';
+import { defineEndpoint } from '../../endpoint.js';
 import { disputeBody } from '../../serialize.js';
-import { disputeId } from '../params.js';
+import { disputeIdParameter } from '../params.js';
+import { evidenceUpdate, stateAnswers, submitAnswers, templateAnswer } from './docs.js';
 
-export const submitDisputeEndpoint: Endpoint = {
+export const submitDisputeEndpoint = defineEndpoint({
   method: 'post',
   path: '/disputes/:id/submit',
-  async handle(context) {
-    const { caller, input, url, deps } = context;
-    const params = parseInput(
-      submitInput,
-      renameLegacyParameters(caller.version, 'evidence', input),
-      evidenceErrors,
-    );
-    const outcome = await submitDispute(deps, caller, disputeId(context), params);
+  params: { id: disputeIdParameter },
+  input: { body: submitInput, errorTypes: evidenceErrors, legacyParameters: 'evidence', beforeParams: true },
+  docs: {
+    operationId: 'submitDispute',
+    summary: 'Submit the evidence, or queue it (`queue=true`)',
+    description: evidenceUpdate,
+    success: {
+      200: 'With `queue=true`: queued.',
+      201: 'Submitted.',
+      202: 'Held by a rule or the state, or the processor call still under way.',
+    },
+    returns: 'dispute',
+    errors: ['dispute_not_found', templateAnswer, ...stateAnswers, ...submitAnswers],
+  },
+  async handle({ caller, params, input, url, deps }) {
+    const outcome = await submitDispute(deps, caller, params.id, input);
     return { status: outcome.status, body: disputeBody(outcome, url) };
   },
-};
+});

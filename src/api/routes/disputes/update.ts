@@ -1,23 +1,45 @@
 import { updateInput } from '../../../domain/dispute-input.js';
 import { evidenceErrors } from '../../../domain/errors.js';
-import { renameLegacyParameters } from '../../../domain/versions.js';
 import { updateDispute } from '../../../services/disputes.js';
-import { type Endpoint, parseInput, type RequestContext } from '../../endpoint.js';
+import { defineEndpoint, type Endpoint, type EndpointDocs } from '../../endpoint.js';
 import { disputeBody } from '../../serialize.js';
-import { disputeId } from '../params.js';
+import { disputeIdParameter } from '../params.js';
+import { evidenceUpdate, stateAnswers, submitAnswers, templateAnswer } from './docs.js';
 
-async function handle(context: RequestContext) {
-  const { caller, input, url, deps } = context;
-  const params = parseInput(
-    updateInput,
-    renameLegacyParameters(caller.version, 'evidence', input),
-    evidenceErrors,
-  );
-  const outcome = await updateDispute(deps, caller, disputeId(context), params);
-  return { status: outcome.status, body: disputeBody(outcome, url) };
-}
+const update = {
+  path: '/disputes/:id',
+  params: { id: disputeIdParameter },
+  input: { body: updateInput, errorTypes: evidenceErrors, legacyParameters: 'evidence', beforeParams: true },
+  async handle({ caller, params, input, url, deps }) {
+    const outcome = await updateDispute(deps, caller, params.id, input);
+    return { status: outcome.status, body: disputeBody(outcome, url) };
+  },
+} satisfies Omit<Endpoint<'id', typeof updateInput>, 'method' | 'docs'>;
 
-export const updateDisputeEndpoint: Endpoint = { method: 'put', path: '/disputes/:id', handle };
+const docs = {
+  description: evidenceUpdate,
+  success: {
+    200: 'Updated (with `queue=true`: queued).',
+    201: 'With `submit=true`: submitted.',
+    202: 'With `submit=true`: held by a rule or the state, or the processor call still under way.',
+  },
+  returns: 'dispute',
+  errors: ['dispute_not_found', templateAnswer, ...stateAnswers, ...submitAnswers],
+} satisfies Omit<EndpointDocs, 'operationId' | 'summary'>;
+
+export const updateDisputeEndpoint = defineEndpoint({
+  ...update,
+  method: 'put',
+  docs: { operationId: 'updateDispute', summary: 'Update a dispute', ...docs },
+});
 
 /** Some of the original interface's client libraries send updates as POST. */
-export const updateDisputeByPostEndpoint: Endpoint = { method: 'post', path: '/disputes/:id', handle };
+export const updateDisputeByPostEndpoint = defineEndpoint({
+  ...update,
+  method: 'post',
+  docs: {
+    operationId: 'updateDisputeByPost',
+    summary: 'Update a dispute (POST, as some client libraries send it)',
+    ...docs,
+  },
+});

@@ -1,8 +1,10 @@
 import type { Request, Response } from 'express';
+import { z } from 'zod';
+import { documentPath } from '../../../documents/links.js';
 import { ApiError } from '../../../domain/errors.js';
 import { documentFilename } from '../../../services/documents.js';
 import { loadDocumentPdf } from '../../../services/responses.js';
-import type { AppDeps } from '../../endpoint.js';
+import type { AppDeps, KeylessRoute } from '../../endpoint.js';
 
 /**
  * GET /v1/documents/:id?expires=…&signature=…: the PDF behind a `response_url`. The signed link is the
@@ -27,3 +29,18 @@ export function downloadDocument(deps: Pick<AppDeps, 'db' | 'links'>) {
       .send(found.pdf);
   };
 }
+
+/** Its documentation: the signature checks the link whole (documents/links.ts), no schema does. */
+export const downloadDocumentRoute: KeylessRoute = {
+  method: 'get',
+  path: documentPath(':id'),
+  docs: {
+    operationId: 'downloadDocument',
+    summary: 'The PDF behind a `response_url`; the signed link is the credential, no key',
+    success: { 200: 'The response document.' },
+    returns: { description: 'The PDF.', mediaType: 'application/pdf' },
+    errors: ['invalid_link', 'not_found'],
+  },
+  params: { id: z.string().meta({ description: 'A `doc_…` id.' }) },
+  query: z.object({ expires: z.string(), signature: z.string() }),
+};

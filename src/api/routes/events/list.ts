@@ -1,18 +1,25 @@
 import { z } from 'zod';
 import { eventTypes } from '../../../domain/webhooks.js';
 import { listEvents } from '../../../services/webhooks/event-log.js';
-import { type Endpoint, parseInput } from '../../endpoint.js';
+import { defineEndpoint } from '../../endpoint.js';
 import { eventObject, listJson } from '../../serialize.js';
 import { pageParams, toPageQuery } from '../params.js';
 
-export const listEventsQuery = pageParams.and(z.object({ type: z.enum(eventTypes).optional() }));
+const listEventsQuery = pageParams.and(z.object({ type: z.enum(eventTypes).optional() }));
 
 /** Newest first, like every list; `type` narrows it to one event kind. */
-export const listEventsEndpoint: Endpoint = {
+export const listEventsEndpoint = defineEndpoint({
   method: 'get',
   path: '/events',
-  async handle({ caller, input, url, deps }) {
-    const query = parseInput(listEventsQuery, input);
+  input: { query: listEventsQuery },
+  docs: {
+    operationId: 'listEvents',
+    summary: 'The event log, newest first',
+    success: { 200: 'A page of events.' },
+    returns: 'eventList',
+    errors: [],
+  },
+  async handle({ caller, input: query, url, deps }) {
     const page = await listEvents(deps.db, caller, {
       ...toPageQuery(query),
       ...(query.type !== undefined && { type: query.type }),
@@ -20,4 +27,4 @@ export const listEventsEndpoint: Endpoint = {
     const data = page.data.map((logged) => JSON.stringify(eventObject(logged)));
     return { status: 200, json: listJson({ data, hasMore: page.hasMore }, caller.livemode, url) };
   },
-};
+});

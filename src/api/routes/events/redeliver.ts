@@ -1,14 +1,22 @@
 import { redeliverEvent } from '../../../services/webhooks/event-log.js';
-import type { Endpoint } from '../../endpoint.js';
+import { defineEndpoint } from '../../endpoint.js';
 import { eventObject } from '../../serialize.js';
-import { eventId } from '../params.js';
+import { eventIdParameter } from '../params.js';
 
 /** 202: the deliveries are restarted and on their way; follow them on GET /v1/events/:id. */
-export const redeliverEventEndpoint: Endpoint = {
+export const redeliverEventEndpoint = defineEndpoint({
   method: 'post',
   path: '/events/:id/redeliver',
-  async handle(context) {
-    const logged = await redeliverEvent(context.deps.db, context.caller, eventId(context));
-    return { status: 202, body: eventObject(logged, context.url) };
+  params: { id: eventIdParameter },
+  docs: {
+    operationId: 'redeliverEvent',
+    summary: 'Send an event again: its deliveries restart',
+    success: { 202: 'The event, its deliveries restarted.' },
+    returns: 'event',
+    errors: ['event_not_found'],
   },
-};
+  async handle({ caller, params, url, deps }) {
+    const logged = await redeliverEvent(deps.db, caller, params.id);
+    return { status: 202, body: eventObject(logged, url) };
+  },
+});

@@ -1,13 +1,21 @@
 import { retrieveEvent } from '../../../services/webhooks/event-log.js';
-import type { Endpoint } from '../../endpoint.js';
+import { defineEndpoint } from '../../endpoint.js';
 import { eventObject } from '../../serialize.js';
-import { eventId } from '../params.js';
+import { eventIdParameter } from '../params.js';
 
-export const retrieveEventEndpoint: Endpoint = {
+export const retrieveEventEndpoint = defineEndpoint({
   method: 'get',
   path: '/events/:id',
-  async handle(context) {
-    const logged = await retrieveEvent(context.deps.db, context.caller, eventId(context));
-    return { status: 200, body: eventObject(logged, context.url) };
+  params: { id: eventIdParameter },
+  docs: {
+    operationId: 'retrieveEvent',
+    summary: 'Retrieve an event with its deliveries',
+    success: { 200: 'The event.' },
+    returns: 'event',
+    errors: ['event_not_found'],
   },
-};
+  async handle({ caller, params, url, deps }) {
+    const logged = await retrieveEvent(deps.db, caller, params.id);
+    return { status: 200, body: eventObject(logged, url) };
+  },
+});

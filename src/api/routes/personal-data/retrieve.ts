@@ -1,16 +1,24 @@
 import { personalDataRequestObject, retrieveInput } from '../../../domain/personal-data.js';
 import { retrievePersonalData } from '../../../services/personal-data.js';
-import { type Endpoint, parseInput } from '../../endpoint.js';
+import { defineEndpoint } from '../../endpoint.js';
 
 /**
  * Everything held about a person, exported sealed for the operator to send to `notification_email`
  * (`npm run cli -- privacy export`). 200, as the original interface answered.
  */
-export const retrievePersonalDataEndpoint: Endpoint = {
+export const retrievePersonalDataEndpoint = defineEndpoint({
   method: 'post',
   path: '/personal-data/retrieve',
+  input: { body: retrieveInput },
+  docs: {
+    operationId: 'retrievePersonalData',
+    summary: 'Export everything held about a person',
+    success: { 200: 'Recorded.' },
+    returns: 'personalDataRequest',
+    errors: [],
+  },
   async handle({ caller, input, url, deps }) {
-    const request = await retrievePersonalData(deps, caller, parseInput(retrieveInput, input));
+    const request = await retrievePersonalData(deps, caller, input);
     return { status: 200, body: personalDataRequestObject(request, url) };
   },
-};
+});

@@ -1,13 +1,21 @@
 import { createTemplateInput } from '../../../domain/templates.js';
 import { createTemplate } from '../../../services/templates.js';
-import { type Endpoint, parseInput } from '../../endpoint.js';
+import { defineEndpoint } from '../../endpoint.js';
 import { templateObject } from '../../serialize.js';
 
-export const createTemplateEndpoint: Endpoint = {
+export const createTemplateEndpoint = defineEndpoint({
   method: 'post',
   path: '/templates',
+  input: { body: createTemplateInput },
+  docs: {
+    operationId: 'createTemplate',
+    summary: 'Create a template',
+    success: { 201: 'Created.' },
+    returns: 'template',
+    errors: [],
+  },
   async handle({ caller, input, url, deps }) {
-    const template = await createTemplate(deps.db, caller, parseInput(createTemplateInput, input));
+    const template = await createTemplate(deps.db, caller, input);
     return { status: 201, body: templateObject(template, url) };
   },
-};
+});

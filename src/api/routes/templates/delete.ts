@@ -1,13 +1,21 @@
 import { deleteTemplate } from '../../../services/templates.js';
-import type { Endpoint } from '../../endpoint.js';
+import { defineEndpoint } from '../../endpoint.js';
 import { deletedTemplateObject } from '../../serialize.js';
-import { templateId } from '../params.js';
+import { templateIdParameter } from '../params.js';
 
-export const deleteTemplateEndpoint: Endpoint = {
+export const deleteTemplateEndpoint = defineEndpoint({
   method: 'delete',
   path: '/templates/:id',
-  async handle(context) {
-    const template = await deleteTemplate(context.deps.db, context.caller, templateId(context));
-    return { status: 200, body: deletedTemplateObject(template, context.url) };
+  params: { id: templateIdParameter },
+  docs: {
+    operationId: 'deleteTemplate',
+    summary: 'Delete a template (disputes naming it keep the name)',
+    success: { 200: 'Deleted.' },
+    returns: 'deletedTemplate',
+    errors: [['template_not_found', 404]],
   },
-};
+  async handle({ caller, params, url, deps }) {
+    const template = await deleteTemplate(deps.db, caller, params.id);
+    return { status: 200, body: deletedTemplateObject(template, url) };
+  },
+});

@@ -1,14 +1,22 @@
 import { listTemplates } from '../../../services/templates.js';
-import { type Endpoint, parseInput } from '../../endpoint.js';
+import { defineEndpoint } from '../../endpoint.js';
 import { listJson, templateObject } from '../../serialize.js';
 import { pageParams, toPageQuery } from '../params.js';
 
-export const listTemplatesEndpoint: Endpoint = {
+export const listTemplatesEndpoint = defineEndpoint({
   method: 'get',
   path: '/templates',
+  input: { query: pageParams },
+  docs: {
+    operationId: 'listTemplates',
+    summary: 'List templates, newest first',
+    success: { 200: 'A page of templates.' },
+    returns: 'templateList',
+    errors: [],
+  },
   async handle({ caller, input, url, deps }) {
-    const page = await listTemplates(deps.db, caller, toPageQuery(parseInput(pageParams, input)));
+    const page = await listTemplates(deps.db, caller, toPageQuery(input));
     const data = page.data.map((template) => JSON.stringify(templateObject(template)));
     return { status: 200, json: listJson({ data, hasMore: page.hasMore }, caller.livemode, url) };
   },
-};
+});

@@ -1,13 +1,21 @@
 import { retrieveTemplate } from '../../../services/templates.js';
-import type { Endpoint } from '../../endpoint.js';
+import { defineEndpoint } from '../../endpoint.js';
 import { templateObject } from '../../serialize.js';
-import { templateId } from '../params.js';
+import { templateIdParameter } from '../params.js';
 
-export const retrieveTemplateEndpoint: Endpoint = {
+export const retrieveTemplateEndpoint = defineEndpoint({
   method: 'get',
   path: '/templates/:id',
-  async handle(context) {
-    const template = await retrieveTemplate(context.deps.db, context.caller, templateId(context));
-    return { status: 200, body: templateObject(template, context.url) };
+  params: { id: templateIdParameter },
+  docs: {
+    operationId: 'retrieveTemplate',
+    summary: 'Retrieve a template',
+    success: { 200: 'The template.' },
+    returns: 'template',
+    errors: [['template_not_found', 404]],
   },
-};
+  async handle({ caller, params, url, deps }) {
+    const template = await retrieveTemplate(deps.db, caller, params.id);
+    return { status: 200, body: templateObject(template, url) };
+  },
+});

@@ -1,20 +1,23 @@
 import { templateInput } from '../../../domain/templates.js';
 import { updateTemplate } from '../../../services/templates.js';
-import { type Endpoint, parseInput } from '../../endpoint.js';
+import { defineEndpoint } from '../../endpoint.js';
 import { templateObject } from '../../serialize.js';
-import { templateId } from '../params.js';
+import { templateIdParameter } from '../params.js';
 
-export const updateTemplateEndpoint: Endpoint = {
+export const updateTemplateEndpoint = defineEndpoint({
   method: 'put',
   path: '/templates/:id',
-  async handle(context) {
-    const id = templateId(context);
-    const template = await updateTemplate(
-      context.deps.db,
-      context.caller,
-      id,
-      parseInput(templateInput, context.input),
-    );
-    return { status: 200, body: templateObject(template, context.url) };
+  params: { id: templateIdParameter },
+  input: { body: templateInput },
+  docs: {
+    operationId: 'updateTemplate',
+    summary: 'Update a template',
+    success: { 200: 'Updated.' },
+    returns: 'template',
+    errors: [['template_not_found', 404]],
   },
-};
+  async handle({ caller, params, input, url, deps }) {
+    const template = await updateTemplate(deps.db, caller, params.id, input);
+    return { status: 200, body: templateObject(template, url) };
+  },
+});

@@ -1,14 +1,22 @@
 import { testDisputeInput } from '../../../domain/dispute-input.js';
 import { generateTestDispute } from '../../../services/test-disputes.js';
-import { type Endpoint, parseInput } from '../../endpoint.js';
+import { defineEndpoint } from '../../endpoint.js';
 import { disputeBody } from '../../serialize.js';
 
 /** Test mode only: a realistic random dispute from the mock processor (API.md section 4). */
-export const createTestDisputeEndpoint: Endpoint = {
+export const createTestDisputeEndpoint = defineEndpoint({
   method: 'post',
   path: '/test/disputes',
+  input: { body: testDisputeInput },
+  docs: {
+    operationId: 'createTestDispute',
+    summary: 'Test keys only: a realistic random dispute from the mock processor',
+    success: { 201: 'Created.' },
+    returns: 'dispute',
+    errors: [],
+  },
   async handle({ caller, input, url, deps }) {
-    const outcome = await generateTestDispute(deps.db, caller, parseInput(testDisputeInput, input));
+    const outcome = await generateTestDispute(deps.db, caller, input);
     return { status: outcome.status, body: disputeBody(outcome, url) };
   },
-};
+});

@@ -1,15 +1,23 @@
 import { createEndpointInput } from '../../../domain/webhooks.js';
 import { createEndpoint } from '../../../services/webhooks/endpoints.js';
-import { type Endpoint, parseInput } from '../../endpoint.js';
+import { defineEndpoint } from '../../endpoint.js';
 import { webhookEndpointObject } from '../../serialize.js';
 
 /** The one answer that carries the signing secret. */
-export const createWebhookEndpointEndpoint: Endpoint = {
+export const createWebhookEndpointEndpoint = defineEndpoint({
   method: 'post',
   path: '/webhook_endpoints',
+  // WEBHOOK_ALLOW_PRIVATE takes plain http URLs too.
+  input: { body: (settings) => createEndpointInput(settings.allowPrivateWebhooks) },
+  docs: {
+    operationId: 'createWebhookEndpoint',
+    summary: 'Create a webhook endpoint; the answer carries its signing secret, shown this once',
+    success: { 201: 'Created, with `secret`.' },
+    returns: 'webhookEndpoint',
+    errors: [],
+  },
   async handle({ caller, input, url, deps }) {
-    const parsed = parseInput(createEndpointInput(deps.allowPrivateWebhooks), input);
-    const { endpoint, secret } = await createEndpoint(deps, caller, parsed);
+    const { endpoint, secret } = await createEndpoint(deps, caller, input);
     return { status: 201, body: webhookEndpointObject(endpoint, url, secret) };
   },
-};
+});

@@ -1,13 +1,21 @@
 import { deleteEndpoint } from '../../../services/webhooks/endpoints.js';
-import type { Endpoint } from '../../endpoint.js';
+import { defineEndpoint } from '../../endpoint.js';
 import { deletedWebhookEndpointObject } from '../../serialize.js';
-import { webhookEndpointId } from '../params.js';
+import { webhookEndpointIdParameter } from '../params.js';
 
-export const deleteWebhookEndpointEndpoint: Endpoint = {
+export const deleteWebhookEndpointEndpoint = defineEndpoint({
   method: 'delete',
   path: '/webhook_endpoints/:id',
-  async handle(context) {
-    const endpoint = await deleteEndpoint(context.deps.db, context.caller, webhookEndpointId(context));
-    return { status: 200, body: deletedWebhookEndpointObject(endpoint, context.url) };
+  params: { id: webhookEndpointIdParameter },
+  docs: {
+    operationId: 'deleteWebhookEndpoint',
+    summary: 'Delete a webhook endpoint and its deliveries (its events stay in the log)',
+    success: { 200: 'Deleted.' },
+    returns: 'deletedWebhookEndpoint',
+    errors: ['webhook_endpoint_not_found'],
   },
-};
+  async handle({ caller, params, url, deps }) {
+    const endpoint = await deleteEndpoint(deps.db, caller, params.id);
+    return { status: 200, body: deletedWebhookEndpointObject(endpoint, url) };
+  },
+});

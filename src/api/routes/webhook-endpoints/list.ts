@@ -1,14 +1,22 @@
 import { listEndpoints } from '../../../services/webhooks/endpoints.js';
-import { type Endpoint, parseInput } from '../../endpoint.js';
+import { defineEndpoint } from '../../endpoint.js';
 import { listJson, webhookEndpointObject } from '../../serialize.js';
 import { pageParams, toPageQuery } from '../params.js';
 
-export const listWebhookEndpointsEndpoint: Endpoint = {
+export const listWebhookEndpointsEndpoint = defineEndpoint({
   method: 'get',
   path: '/webhook_endpoints',
+  input: { query: pageParams },
+  docs: {
+    operationId: 'listWebhookEndpoints',
+    summary: 'List webhook endpoints, newest first',
+    success: { 200: 'A page of webhook endpoints.' },
+    returns: 'webhookEndpointList',
+    errors: [],
+  },
   async handle({ caller, input, url, deps }) {
-    const page = await listEndpoints(deps.db, caller, toPageQuery(parseInput(pageParams, input)));
+    const page = await listEndpoints(deps.db, caller, toPageQuery(input));
     const data = page.data.map((endpoint) => JSON.stringify(webhookEndpointObject(endpoint)));
     return { status: 200, json: listJson({ data, hasMore: page.hasMore }, caller.livemode, url) };
   },
-};
+});

@@ -1,13 +1,21 @@
 import { retrieveEndpoint } from '../../../services/webhooks/endpoints.js';
-import type { Endpoint } from '../../endpoint.js';
+import { defineEndpoint } from '../../endpoint.js';
 import { webhookEndpointObject } from '../../serialize.js';
-import { webhookEndpointId } from '../params.js';
+import { webhookEndpointIdParameter } from '../params.js';
 
-export const retrieveWebhookEndpointEndpoint: Endpoint = {
+export const retrieveWebhookEndpointEndpoint = defineEndpoint({
   method: 'get',
   path: '/webhook_endpoints/:id',
-  async handle(context) {
-    const endpoint = await retrieveEndpoint(context.deps.db, context.caller, webhookEndpointId(context));
-    return { status: 200, body: webhookEndpointObject(endpoint, context.url) };
+  params: { id: webhookEndpointIdParameter },
+  docs: {
+    operationId: 'retrieveWebhookEndpoint',
+    summary: 'Retrieve a webhook endpoint',
+    success: { 200: 'The webhook endpoint.' },
+    returns: 'webhookEndpoint',
+    errors: ['webhook_endpoint_not_found'],
   },
-};
+  async handle({ caller, params, url, deps }) {
+    const endpoint = await retrieveEndpoint(deps.db, caller, params.id);
+    return { status: 200, body: webhookEndpointObject(endpoint, url) };
+  },
+});

@@ -1,16 +1,24 @@
 import { recordTestEvent } from '../../../services/webhooks/endpoints.js';
 import { retrieveEvent } from '../../../services/webhooks/event-log.js';
-import type { Endpoint } from '../../endpoint.js';
+import { defineEndpoint } from '../../endpoint.js';
 import { eventObject } from '../../serialize.js';
-import { webhookEndpointId } from '../params.js';
+import { webhookEndpointIdParameter } from '../params.js';
 
 /** 202: the test event is recorded and on its way; its delivery shows on GET /v1/events/:id. */
-export const testWebhookEndpointEndpoint: Endpoint = {
+export const testWebhookEndpointEndpoint = defineEndpoint({
   method: 'post',
   path: '/webhook_endpoints/:id/test',
-  async handle(context) {
-    const eventId = await recordTestEvent(context.deps.db, context.caller, webhookEndpointId(context));
-    const logged = await retrieveEvent(context.deps.db, context.caller, eventId);
-    return { status: 202, body: eventObject(logged, context.url) };
+  params: { id: webhookEndpointIdParameter },
+  docs: {
+    operationId: 'testWebhookEndpoint',
+    summary: 'Record a `test` event and send it to this endpoint only',
+    success: { 202: 'The test event, its delivery on its way.' },
+    returns: 'event',
+    errors: ['webhook_endpoint_not_found'],
   },
-};
+  async handle({ caller, params, url, deps }) {
+    const eventId = await recordTestEvent(deps.db, caller, params.id);
+    const logged = await retrieveEvent(deps.db, caller, eventId);
+    return { status: 202, body: eventObject(logged, url) };
+  },
+});

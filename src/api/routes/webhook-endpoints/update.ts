@@ -1,16 +1,24 @@
 import { updateEndpointInput } from '../../../domain/webhooks.js';
 import { updateEndpoint } from '../../../services/webhooks/endpoints.js';
-import { type Endpoint, parseInput } from '../../endpoint.js';
+import { defineEndpoint } from '../../endpoint.js';
 import { webhookEndpointObject } from '../../serialize.js';
-import { webhookEndpointId } from '../params.js';
+import { webhookEndpointIdParameter } from '../params.js';
 
-export const updateWebhookEndpointEndpoint: Endpoint = {
+export const updateWebhookEndpointEndpoint = defineEndpoint({
   method: 'put',
   path: '/webhook_endpoints/:id',
-  async handle(context) {
-    const id = webhookEndpointId(context);
-    const input = parseInput(updateEndpointInput(context.deps.allowPrivateWebhooks), context.input);
-    const endpoint = await updateEndpoint(context.deps.db, context.caller, id, input);
-    return { status: 200, body: webhookEndpointObject(endpoint, context.url) };
+  params: { id: webhookEndpointIdParameter },
+  // WEBHOOK_ALLOW_PRIVATE takes plain http URLs too.
+  input: { body: (settings) => updateEndpointInput(settings.allowPrivateWebhooks) },
+  docs: {
+    operationId: 'updateWebhookEndpoint',
+    summary: 'Update a webhook endpoint',
+    success: { 200: 'Updated.' },
+    returns: 'webhookEndpoint',
+    errors: ['webhook_endpoint_not_found'],
   },
-};
+  async handle({ caller, params, input, url, deps }) {
+    const endpoint = await updateEndpoint(deps.db, caller, params.id, input);
+    return { status: 200, body: webhookEndpointObject(endpoint, url) };
+  },
+});
