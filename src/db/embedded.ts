@@ -1,5 +1,5 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
 import { type Database, drizzleSettings } from './client.js';
@@ -8,7 +8,9 @@ import { type Database, drizzleSettings } from './client.js';
  * Postgres embedded in the process (PGlite) for `npm start` with nothing configured. PGlite is one
  * process's database: its files under DATA_DIR/pg must never be opened by two processes at once, so the
  * opener holds DATA_DIR/pg.lock (its pid) while the database is open, and a second opener is refused with
- * what to do instead. A lock left by a process that died is taken over.
+ * what to do instead, as is a second opener in the same process. A lock left by a process that died is
+ * taken over (also one naming this process's pid, which a restarted container often reuses, unless this
+ * process holds it).
  */
 export async function openEmbeddedDatabase(dataDir: string): Promise<Database> {
   const directory = join(dataDir, 'pg');
@@ -19,7 +21,7 @@ export async function openEmbeddedDatabase(dataDir: string): Promise<Database> {
   try {
     client = await PGlite.create(directory);
   } catch (error) {
-    await rm(lock, { force: true });
+    await releaseLock(lock);
     throw error;
   }
   return {
@@ -33,29 +35,63 @@ export async function openEmbeddedDatabase(dataDir: string): Promise<Database> {
     },
     async close() {
       await client.close();
-      await rm(lock, { force: true });
+      await releaseLock(lock);
     },
   };
 }
 
+/** The lock files this process holds (absolute paths): its own pid in a lock file is not enough to tell. */
+const heldLocks = new Set<string>();
+
 async function takeLock(lock: string, directory: string): Promise<void> {
-  for (let tries = 0; tries < 2; tries++) {
-    try {
-      await writeFile(lock, String(process.pid), { flag: 'wx', mode: 0o600 });
-      return;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    const holder = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
-    if (holder && holder !== process.pid && isAlive(holder)) {
-      throw new Error(
-        `the embedded database in ${directory} is in use by process ${holder} (a running \`npm start\`); ` +
-          'stop it first, or set DATABASE_URL to a Postgres server that several processes can share',
-      );
-    }
-    await rm(lock, { force: true });
+  const key = resolve(lock);
+  if (heldLocks.has(key)) {
+    throw new Error(
+      `the embedded database in ${directory} is in use by this process already; close it before opening it again`,
+    );
   }
-  throw new Error(`could not take the lock ${lock} of the embedded database`);
+  // Claimed before the first await, so that two opens started together in this process cannot both take it.
+  heldLocks.add(key);
+  try {
+    for (let tries = 0; tries < 2; tries++) {
+      if (await placeLock(lock)) return;
+      const holder = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
+      if (holder && holder !== process.pid && isAlive(holder)) {
+        throw new Error(
+          `the embedded database in ${directory} is in use by process ${holder} (a running \`npm start\`); ` +
+            'stop it first, or set DATABASE_URL to a Postgres server that several processes can share',
+        );
+      }
+      await rm(lock, { force: true });
+    }
+    throw new Error(`could not take the lock ${lock} of the embedded database`);
+  } catch (error) {
+    heldLocks.delete(key);
+    throw error;
+  }
+}
+
+/**
+ * Puts a lock file holding this pid in place, unless one is there. Written aside and linked in whole, so
+ * another process never reads a lock half-written (empty) and takes it for a dead one's.
+ */
+async function placeLock(lock: string): Promise<boolean> {
+  const aside = `${lock}.${process.pid}`;
+  await writeFile(aside, String(process.pid), { mode: 0o600 });
+  try {
+    await link(aside, lock);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return false;
+  } finally {
+    await rm(aside, { force: true });
+  }
+}
+
+async function releaseLock(lock: string): Promise<void> {
+  await rm(lock, { force: true });
+  heldLocks.delete(resolve(lock));
 }
 
 function isAlive(pid: number): boolean {
