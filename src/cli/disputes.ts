@@ -21,7 +21,7 @@ import { modeOption } from './options.js';
 import { withQueues } from './queues.js';
 import { table } from './table.js';
 import { callerFor, type Mode } from './tenant.js';
-import { when } from './values.js';
+import { isoOrNull, when } from './values.js';
 
 /**
  * `dispute import|show|resubmit`: disputes of processors without a list call, from the report their portal
@@ -29,15 +29,13 @@ import { when } from './values.js';
  * last submission failed, through the API's submit.
  */
 
-const iso = (date: Date | null) => date?.toISOString() ?? null;
-
 function attemptJson(attempt: SubmissionAttempt) {
   return {
     id: attempt.id,
     status: attempt.status,
     adapter: attempt.adapter,
-    created: iso(attempt.createdAt),
-    completed: iso(attempt.completedAt),
+    created: isoOrNull(attempt.createdAt),
+    completed: isoOrNull(attempt.completedAt),
     failure: attempt.failure?.reason ?? null,
     failure_status: attempt.failure?.status ?? null,
     retried_as: attempt.retriedAs,

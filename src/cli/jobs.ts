@@ -5,7 +5,7 @@ import { type QueueName, queueNames } from '../jobs/names.js';
 import type { CliIo } from './accounts.js';
 import { withQueues } from './queues.js';
 import { table } from './table.js';
-import { limitOption } from './values.js';
+import { isoOrNull, limitOption } from './values.js';
 
 /**
  * `jobs list|failed|show|retry|remove`: what on-call does in Bull Board, from a terminal. Retrying a failed
@@ -27,7 +27,7 @@ const typesOf: Record<ListState, JobType[]> = {
   completed: ['completed'],
 };
 
-const iso = (ms: number | undefined) => (ms ? new Date(ms).toISOString() : null);
+const iso = (ms: number | undefined) => isoOrNull(ms ? new Date(ms) : null);
 
 /** How many lines of the latest stack trace `jobs show` prints: where it failed, not the whole trace. */
 const stackLines = 8;
@@ -139,14 +139,22 @@ export function registerJobCommands(program: Command, io: Pick<CliIo, 'print'>):
       if (Boolean(options.id) === Boolean(options.all)) throw new Error('give either --id or --all');
       const retried = await withQueues(async (queues) => {
         const queue = queues.byName[options.queue];
-        const failed = options.id ? [await queue.getJob(options.id)] : await queue.getFailed();
-        const ids: string[] = [];
-        for (const job of failed) {
+        if (options.id) {
+          const job = await queue.getJob(options.id);
           if (!job || (await job.getState()) !== 'failed') {
             throw new Error(`no failed job ${options.id} in ${options.queue}`);
           }
           await job.retry('failed');
-          ids.push(job.id ?? '');
+          return [options.id];
+        }
+        // Every failed job at this moment; one another operator retried meanwhile is theirs, not an error.
+        const ids: string[] = [];
+        for (const job of await queue.getFailed()) {
+          const moved = await job.retry('failed').then(
+            () => true,
+            () => false,
+          );
+          if (moved) ids.push(job.id ?? '');
         }
         return ids;
       });

@@ -15,3 +15,6 @@ export const limitOption = (fallback: number, max = 1000) =>
 export function when(date: Date | null | undefined): string {
   return date ? `${date.toISOString().slice(0, 19)}Z` : '-';
 }
+
+/** An ISO 8601 timestamp, or null for none: timestamps in --json output. */
+export const isoOrNull = (date: Date | null | undefined): string | null => date?.toISOString() ?? null;

@@ -15,7 +15,7 @@ import type { CliIo } from './accounts.js';
 import { modeOption } from './options.js';
 import { table } from './table.js';
 import { callerFor, type Mode } from './tenant.js';
-import { limitOption, when } from './values.js';
+import { isoOrNull, limitOption, when } from './values.js';
 
 /**
  * `webhook endpoints|deliveries|redeliver`: where an organisation's events go and how their deliveries
@@ -40,8 +40,6 @@ function endpointStatus(endpoint: EndpointRow): string {
   return endpoint.failingSince ? `enabled, failing since ${when(endpoint.failingSince)}` : 'enabled';
 }
 
-const iso = (date: Date | null) => date?.toISOString() ?? null;
-
 /** A delivery as scripts read it: the event log's delivery attributes, with the event it carries. */
 function deliveryJson(delivery: DeliveryView) {
   return {
@@ -54,9 +52,9 @@ function deliveryJson(delivery: DeliveryView) {
     attempts: delivery.attempts,
     last_status: delivery.lastStatus,
     last_error: delivery.lastError,
-    next_attempt_at: delivery.status === 'pending' ? iso(delivery.nextAttemptAt) : null,
-    created: iso(delivery.createdAt),
-    completed_at: iso(delivery.completedAt),
+    next_attempt_at: delivery.status === 'pending' ? isoOrNull(delivery.nextAttemptAt) : null,
+    created: isoOrNull(delivery.createdAt),
+    completed_at: isoOrNull(delivery.completedAt),
   };
 }
 

@@ -36,16 +36,29 @@ function jobOf<Name extends JobName>(name: Name, payload: JobPayload<Name>, opti
   };
 }
 
+/** The deterministic id of this payload's job. */
+function jobIdOf<Name extends JobName>(name: Name, payload: JobPayload<Name>): string {
+  const jobId = (jobCatalog[name].jobId as ((payload: unknown) => string) | undefined)?.(payload);
+  if (jobId === undefined) throw new Error(`job '${name}' has no deterministic id`);
+  return jobId;
+}
+
 /** Removes the job with the deterministic id of this payload, if it exists and is not running. */
 export async function removeJob<Name extends JobName>(
   queues: Queues,
   name: Name,
   payload: JobPayload<Name>,
 ): Promise<void> {
-  const definition = jobCatalog[name];
-  const jobId = (definition.jobId as ((payload: unknown) => string) | undefined)?.(payload);
-  if (jobId === undefined) throw new Error(`job '${name}' has no deterministic id to remove by`);
-  await queues.byName[definition.queue].remove(jobId);
+  await queues.byName[jobCatalog[name].queue].remove(jobIdOf(name, payload));
+}
+
+/** The job with the deterministic id of this payload, while the queue keeps it. */
+export async function findJob<Name extends JobName>(
+  queues: Queues,
+  name: Name,
+  payload: JobPayload<Name>,
+): Promise<Job | undefined> {
+  return queues.byName[jobCatalog[name].queue].getJob(jobIdOf(name, payload));
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Db } from '../db/client.js';
 import { describeError, type Logger } from '../logger.js';
 import { type QueuedDispute, type Submitter, submitOutcome } from '../services/submissions.js';
 import type { Queues } from './catalog.js';
-import { enqueue, ensureJob, removeJob } from './enqueue.js';
+import { enqueue, ensureJob, findJob, removeJob } from './enqueue.js';
 
 /** BullMQ priorities: lower runs first. A client waiting on a submit request goes ahead of the queue. */
 const priority = { waiting: 1, background: 10 } as const;
@@ -49,6 +49,21 @@ export function createQueueSubmitter(deps: {
           priority: priority.background,
         }),
       );
+    },
+    async retryFailed(submissionId) {
+      const job = await findJob(queues, 'submit', { submissionId });
+      if (!job) return false;
+      const state = await job.getState();
+      if (state !== 'failed') {
+        throw new Error(
+          `the job of submission ${submissionId} is ${state}, not failed: it is being retried already`,
+        );
+      }
+      await job.retry('failed');
+      if (deps.waitMs > 0) {
+        await job.waitUntilFinished(queues.events('submission'), deps.waitMs).catch(() => {});
+      }
+      return true;
     },
     async unschedule(dispute) {
       // A job that cannot be removed (already running) finds the dispute no longer queued and stops.

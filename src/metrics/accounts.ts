@@ -79,9 +79,11 @@ export function breakerStatesOf(registry: Registry, db: Db, redis: Redis, prefix
   return {
     name: 'circuit_breakers',
     async read() {
+      // Active accounts only: a paused or disabled one makes no calls, so its breaker says nothing new.
       const accounts = await db
         .select({ account: connectedAccounts.uid, processor: connectedAccounts.processor })
-        .from(connectedAccounts);
+        .from(connectedAccounts)
+        .where(eq(connectedAccounts.status, 'active'));
       const readings = await readBreakers(
         redis,
         prefix,

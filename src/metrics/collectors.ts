@@ -58,3 +58,26 @@ export function collectAll(
     );
   };
 }
+
+/**
+ * The collector, reading its source at most once every `ms`: scrapes in between (several Prometheus
+ * replicas, several web processes' worth) reuse the last reading, and a slow reading is not started again
+ * while it runs. For counts over whole tables, whose cost grows with history.
+ */
+export function readAtMostEvery(ms: number, collector: Collector): Collector {
+  let last: { at: number; reading: Promise<() => void> } | undefined;
+  return {
+    ...collector,
+    read() {
+      if (!last || Date.now() - last.at >= ms) {
+        const reading = collector.read();
+        last = { at: Date.now(), reading };
+        // A failed reading is not kept: the next scrape tries again.
+        reading.catch(() => {
+          if (last?.reading === reading) last = undefined;
+        });
+      }
+      return last.reading;
+    },
+  };
+}

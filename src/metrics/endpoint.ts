@@ -28,6 +28,8 @@ export interface MetricsDeps {
   /** A request-path connection (src/redis.ts): the sign-in guard and the breaker readings. */
   redis: Redis;
   logger: Logger;
+  /** How often the counts over whole tables (submissions, deliveries) are read again; default 30 s. */
+  tableCountMs?: number;
 }
 
 /**
@@ -65,8 +67,8 @@ function serviceMetrics(deps: MetricsDeps, prefix: string, auth: RequestHandler)
     registry,
     [
       queueDepths(registry, deps.queues),
-      submissionOutcomes(registry, deps.db),
-      deliveryOutcomes(registry, deps.db),
+      submissionOutcomes(registry, deps.db, deps.tableCountMs),
+      deliveryOutcomes(registry, deps.db, deps.tableCountMs),
       mirrorLag(registry, deps.db),
       breakerStatesOf(registry, deps.db, deps.redis, prefix),
     ],

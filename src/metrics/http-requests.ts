@@ -14,6 +14,9 @@ export interface RouteTable {
   mounts: readonly string[];
 }
 
+/** Methods labelled as they are; any other (Node knows some thirty) is `other`, keeping the series few. */
+const knownMethods = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
 /** Up to the longest a submit request waits for the processor (SUBMIT_WAIT_MS, 15 s) and beyond. */
 const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30];
 
@@ -41,11 +44,15 @@ export function requestMetrics(registry: Registry): (table: RouteTable) => Reque
     const routeOf = routeLabeller(table);
     return (req: Request, res: Response, next: NextFunction): void => {
       const started = process.hrtime.bigint();
-      res.once('finish', () => {
+      // 'close' comes for every request, 'finish' only for one answered in full: a client that gave up
+      // on a slow submit still counts, as `aborted`.
+      res.once('close', () => {
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
         const route = routeOf(req.originalUrl.split('?')[0] ?? '');
-        requests.inc({ method: req.method, route, status: String(res.statusCode) });
-        duration.observe({ method: req.method, route }, seconds);
+        const method = knownMethods.has(req.method) ? req.method : 'other';
+        const status = res.writableFinished ? String(res.statusCode) : 'aborted';
+        requests.inc({ method, route, status });
+        duration.observe({ method, route }, seconds);
       });
       next();
     };

@@ -4,23 +4,26 @@ import type { Db } from '../db/client.js';
 import { submissions, webhookDeliveries } from '../db/schema/index.js';
 import { submissionStatuses } from '../db/schema/submissions.js';
 import { deliveryStatuses } from '../db/schema/webhooks.js';
-import type { Collector } from './collectors.js';
+import { type Collector, readAtMostEvery } from './collectors.js';
 
 /**
  * Outcomes as Postgres records them, read at scrape time: the rows are the truth whichever process did the
  * work, and they outlive restarts. Each is one `count(*) … group by` through drizzle's query builder (so
- * it runs on PGlite too); the values only grow, except `pending`, which moves on to an outcome.
+ * it runs on PGlite too), read at most every 30 s by default. They are the rows' current states, not
+ * counters: `pending` moves on to an outcome, a redelivery moves `failed` back to `pending`, and deleting
+ * an endpoint deletes its deliveries.
  */
+const defaultTableCountMs = 30_000;
 
 /** Submission attempts by processor (the adapter that sent them) and status. */
-export function submissionOutcomes(registry: Registry, db: Db): Collector {
+export function submissionOutcomes(registry: Registry, db: Db, everyMs = defaultTableCountMs): Collector {
   const gauge = new Gauge({
     name: 'rebuttal_submissions',
     help: 'Submission attempts recorded in Postgres, by processor and outcome (pending, succeeded, failed).',
     labelNames: ['processor', 'outcome'],
     registers: [registry],
   });
-  return {
+  return readAtMostEvery(everyMs, {
     name: 'submissions',
     async read() {
       const rows = await db
@@ -37,18 +40,18 @@ export function submissionOutcomes(registry: Registry, db: Db): Collector {
       };
     },
     clear: () => gauge.reset(),
-  };
+  });
 }
 
 /** Webhook deliveries (one event to one endpoint, however many attempts) by status. */
-export function deliveryOutcomes(registry: Registry, db: Db): Collector {
+export function deliveryOutcomes(registry: Registry, db: Db, everyMs = defaultTableCountMs): Collector {
   const gauge = new Gauge({
     name: 'rebuttal_webhook_deliveries',
     help: 'Webhook deliveries recorded in Postgres, by outcome (pending, succeeded, failed).',
     labelNames: ['outcome'],
     registers: [registry],
   });
-  return {
+  return readAtMostEvery(everyMs, {
     name: 'webhook_deliveries',
     async read() {
       const rows = await db
@@ -61,5 +64,5 @@ export function deliveryOutcomes(registry: Registry, db: Db): Collector {
       };
     },
     clear: () => gauge.reset(),
-  };
+  });
 }

@@ -61,7 +61,9 @@ export class KeyResolver {
   ) {}
 
   async listen(): Promise<void> {
-    this.unlisten = await this.database.listen(authInvalidationChannel, (payload) => this.invalidate(payload));
+    this.unlisten = await this.database.listen(authInvalidationChannel, (payload) =>
+      this.invalidate(payload),
+    );
     localResolvers.add(this);
   }
 

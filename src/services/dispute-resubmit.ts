@@ -10,10 +10,10 @@ import {
 import { listSubmissionAttempts } from './submission-attempts.js';
 
 /**
- * Submits a dispute again after its last submission failed (`dispute resubmit` in the CLI): the submit of
- * the API, with the evidence the dispute holds now, as a new attempt with its own job. Refused, with the
- * reason, where the state table refuses or holds a submit, and where the last attempt did not fail (there
- * is then nothing to resubmit: a first submission is the client's to make).
+ * Submits a dispute again after its last submission failed (`dispute resubmit` in the CLI): the failed
+ * attempt's job runs again, as an operator's retry does, making a new attempt with the evidence the dispute
+ * holds now. Refused, with the reason, where the state table refuses or holds a submit, and where the last
+ * attempt did not fail (there is then nothing to resubmit: a first submission is the client's to make).
  */
 export async function resubmitDispute(
   deps: DisputeDeps,
@@ -39,6 +39,13 @@ export async function resubmitDispute(
         : `dispute '${id}' has no submission to resubmit; submit it through the API`,
     );
   }
-  // Submit's own transaction checks the state again, and the template, fields and deadline.
+  // The operator's retry of Bull Board and `jobs retry`: one way to submit again, so a later retry of the
+  // same failed job follows this one instead of making another attempt.
+  if (await deps.submitter.retryFailed(last.id)) {
+    const current = await retrieveDispute(deps.db, caller, id);
+    return { status: 200, ...current };
+  }
+  // Its job is no longer kept, so nothing else can retry it: a submit as the API makes one. Its own
+  // transaction checks the state again, and the template, fields and deadline.
   return submitDispute(deps, caller, id, submitInput.parse({}));
 }

@@ -3,8 +3,8 @@ import type { Db } from '../db/client.js';
 import { disputes, submissions } from '../db/schema/index.js';
 import type { SubmissionStatus } from '../db/schema/submissions.js';
 import { jobCatalog } from '../jobs/catalog.js';
-import { ProcessorError } from '../processors/types.js';
 import { ownedBy, type Tenant } from './dispute-records.js';
+import { failureReason } from './submissions.js';
 
 /**
  * A dispute's submission attempts, for on-call (`dispute show`, `dispute resubmit`): what was tried, how
@@ -49,7 +49,7 @@ export async function listSubmissionAttempts(db: Db, disputeUid: string): Promis
     createdAt: row.createdAt,
     completedAt: row.completedAt,
     failure: row.failure
-      ? { reason: reasonOf(row.adapter, row.failure), status: row.failure.status ?? null }
+      ? { reason: failureReason(row.adapter, row.failure), status: row.failure.status ?? null }
       : null,
     retriedAs: row.retriedAs,
     job: jobCatalog.submit.jobId?.({ submissionId: firstOf(row.id) }) ?? '',
@@ -69,13 +69,4 @@ export async function disputeOfSubmission(db: Db, tenant: Tenant, submissionId: 
     );
   }
   return found.id;
-}
-
-function reasonOf(adapter: string, failure: NonNullable<typeof submissions.$inferSelect.failure>): string {
-  const { message, retryable, status, excerpt } = failure;
-  return new ProcessorError(adapter, message, {
-    retryable,
-    ...(status === undefined ? {} : { status }),
-    ...(excerpt === undefined ? {} : { excerpt }),
-  }).reason;
 }

@@ -61,6 +61,11 @@ export interface Submitter {
   schedule(dispute: QueuedDispute): Promise<void>;
   /** Drops that arrangement: the dispute left the queue or moved in it. */
   unschedule(dispute: QueuedDispute): Promise<void>;
+  /**
+   * Runs a failed attempt's job again, as an operator's retry in Bull Board does (its run reopens the
+   * attempt: `reopen` below), and waits a while for it; false when that job is no longer kept.
+   */
+  retryFailed(submissionId: string): Promise<boolean>;
 }
 
 export interface QueuedDispute {
@@ -478,16 +483,21 @@ export async function submitOutcome(db: Db, submissionId: string): Promise<Submi
   return recordedOutcome((await loadSubmission(db, submissionId)).submission);
 }
 
+/** A failed attempt's recorded failure as its job's failure reason says it (ProcessorError.reason). */
+export function failureReason(adapter: string, failure: NonNullable<SubmissionRow['failure']>): string {
+  const { message, retryable, status, excerpt } = failure;
+  return new ProcessorError(adapter, message, {
+    retryable,
+    ...(status === undefined ? {} : { status }),
+    ...(excerpt === undefined ? {} : { excerpt }),
+  }).reason;
+}
+
 function recordedOutcome(submission: SubmissionRow): SubmitOutcome & SubmissionResult {
   if (submission.status === 'succeeded') return { status: 'succeeded' };
   if (submission.status === 'failed') {
-    const { message = '', retryable = false, status, excerpt } = submission.failure ?? {};
-    const error = new ProcessorError(submission.adapter, message, {
-      retryable,
-      ...(status === undefined ? {} : { status }),
-      ...(excerpt === undefined ? {} : { excerpt }),
-    });
-    return { status: 'failed', message, reason: error.reason };
+    const failure = submission.failure ?? { message: '', retryable: false };
+    return { status: 'failed', message: failure.message, reason: failureReason(submission.adapter, failure) };
   }
   return { status: 'in_flight' };
 }

@@ -132,10 +132,19 @@ describe('npm run cli -- dispute resubmit', () => {
     const after = JSON.parse(resubmitted.stdout);
     expect(after.dispute).toEqual(await getDispute(api, tenant.key, created.id));
     expect(after.dispute).toMatchObject({ state: 'submitted', submitted_count: 1 });
+    // The failed attempt's own job ran again, as a retry in Bull Board does: the new attempt is linked
+    // from the failed one and runs under its job.
+    const job = `submission-${failed.submissions[0].id}`;
     expect(after.submissions).toMatchObject([
-      { id: failed.submissions[0].id, status: 'failed' },
-      { status: 'succeeded', failure: null, job: `submission-${after.submissions[1].id}` },
+      { id: failed.submissions[0].id, status: 'failed', retried_as: after.submissions[1].id, job },
+      { status: 'succeeded', failure: null, retried_as: null, job },
     ]);
+    expect(acceptedSubmissions(api, created.id)).toHaveLength(1);
+
+    // One way to submit again: the old failed job is done now, so a retry of it makes no third attempt.
+    const retried = await cli('jobs', 'retry', '--queue', 'submission', '--id', job, '--json');
+    expect(retried.code).toBe(1);
+    expect(JSON.parse((await dispute('show', created.id, '--json')).stdout).submissions).toHaveLength(2);
     expect(acceptedSubmissions(api, created.id)).toHaveLength(1);
   });
 

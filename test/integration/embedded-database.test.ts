@@ -181,6 +181,9 @@ class InProcessSubmitter implements Submitter {
   async unschedule(dispute: QueuedDispute): Promise<void> {
     this.unscheduled.push(dispute);
   }
+  async retryFailed(): Promise<boolean> {
+    return false;
+  }
 }
 
 class RecordingRemovals implements RemovalDispatcher {
