@@ -146,6 +146,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     });
     throw new Error(`invalid configuration: ${problems.join('; ')}`);
   }
+  if (!parsed.data.DATABASE_URL && parsed.data.WORKERS.length < queueNames.length) {
+    // The embedded database is this process's alone: no other process could run the rest.
+    throw new Error(
+      "invalid configuration: WORKERS other than all needs DATABASE_URL (the embedded database is one process's)",
+    );
+  }
   if (Boolean(parsed.data.TLS_CERT_FILE) !== Boolean(parsed.data.TLS_KEY_FILE)) {
     throw new Error('invalid configuration: set both TLS_CERT_FILE and TLS_KEY_FILE, or neither');
   }

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
@@ -37,8 +37,9 @@ export async function prepareDemo(
   config: Pick<Config, 'DATA_DIR' | 'MOCK_DISPUTE_SECONDS'>,
 ): Promise<Demo> {
   const file = join(config.DATA_DIR, 'demo.json');
+  // Missing or damaged (a crash while it was written): no demo yet, and a new one is made.
   const saved = await readFile(file, 'utf8').then(
-    (text) => savedDemo.safeParse(JSON.parse(text)).data,
+    (text) => savedDemo.safeParse(parsedOrNull(text)).data,
     () => undefined,
   );
   const [existing] = saved
@@ -49,6 +50,7 @@ export async function prepareDemo(
     demo = { org: existing.id, name: existing.name, account: demoAccount };
   } else {
     const created = await createOrganisation(deps.db, { name: demoName });
+    await mkdir(config.DATA_DIR, { recursive: true, mode: 0o700 });
     await writeFile(file, `${JSON.stringify({ org: created.org })}\n`, { mode: 0o600 });
     demo = {
       org: created.org,
@@ -78,5 +80,13 @@ async function keepMockAccount(deps: AccountDeps, org: string, seconds: number):
     await connectAccount(deps, { ...key, processor: 'mock', pollIntervalSeconds: seconds });
   } else if (account.pollIntervalSeconds !== seconds) {
     await updateAccount(deps, { ...key, pollIntervalSeconds: seconds });
+  }
+}
+
+function parsedOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
   }
 }

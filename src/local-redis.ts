@@ -1,13 +1,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { Redis } from 'ioredis';
 import type { Config } from './config.js';
+import { within } from './deadline.js';
 import type { Logger } from './logger.js';
 
 export interface ProvidedRedis {
-  /** The managed child's pid, when this process started one. */
+  /** The managed redis-server's pid, when this process started one. */
   managedPid: number | undefined;
   close(): Promise<void>;
 }
@@ -15,11 +17,11 @@ export interface ProvidedRedis {
 const loopbackHosts = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
 /**
- * Makes sure Redis answers at REDIS_URL (default 127.0.0.1:6379) for `npm start`: when nothing answers
- * there, the address is on this machine and a `redis-server` binary is installed, a child Redis is started
- * on that port (loopback only, data under DATA_DIR/redis, `noeviction` as BullMQ needs, an append-only
- * file so queued jobs survive a restart) and stopped with this process. Otherwise start fails with what
- * to do. Worker processes never start one: in a deployment Redis is a service of its own.
+ * Makes sure Redis answers at REDIS_URL (default 127.0.0.1:6379) for `npm start`. When nothing listens
+ * there, the address is on this machine and a `redis-server` binary is installed, a Redis is started on
+ * that address (loopback only, data under DATA_DIR/redis, `noeviction` as BullMQ needs, an append-only
+ * file so queued jobs survive a restart) and stopped with this process, however it ends. Otherwise start
+ * fails with what to do. Worker processes never start one: in a deployment Redis is a service of its own.
  */
 export async function provideRedis(
   config: Pick<Config, 'REDIS_URL' | 'DATA_DIR'>,
@@ -28,9 +30,21 @@ export async function provideRedis(
 ): Promise<ProvidedRedis> {
   const url = new URL(config.REDIS_URL);
   const where = `${url.hostname}:${url.port || 6379}`;
-  if (await answers(config.REDIS_URL)) return { managedPid: undefined, close: async () => {} };
+  const found = await probe(config.REDIS_URL);
+  if (found === 'redis') return { managedPid: undefined, close: async () => {} };
+  if (found !== 'nothing') {
+    throw new Error(
+      `something at ${where} (REDIS_URL) is not a Redis this service can use (${found}): check REDIS_URL`,
+    );
+  }
   if (!loopbackHosts.has(url.hostname)) {
     throw new Error(`Redis at ${where} (REDIS_URL) does not answer: check that it runs and is reachable`);
+  }
+  if (url.protocol !== 'redis:' || url.username) {
+    throw new Error(
+      `no Redis answers at ${where}, and one started here would speak plain redis:// with at most a ` +
+        'password: start the Redis REDIS_URL describes, or leave REDIS_URL unset',
+    );
   }
   const binary = findOnPath('redis-server', env);
   if (!binary) {
@@ -42,47 +56,47 @@ export async function provideRedis(
   }
   const dir = join(config.DATA_DIR, 'redis');
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const child = spawn(
-    binary,
+  // A file, not arguments: a password in arguments is on show to every user of the machine (ps).
+  const settings = join(dir, 'redis.conf');
+  await writeFile(
+    settings,
     [
-      '--bind',
-      url.hostname === 'localhost' ? '127.0.0.1' : url.hostname.replace(/^\[|\]$/g, ''),
-      '--port',
-      url.port || '6379',
-      '--dir',
-      dir,
-      '--maxmemory-policy',
-      'noeviction',
-      '--appendonly',
-      'yes',
-      '--save',
+      `bind ${url.hostname === 'localhost' ? '127.0.0.1' : url.hostname.replace(/^\[|\]$/g, '')}`,
+      `port ${url.port || 6379}`,
+      `dir ${JSON.stringify(dir)}`,
+      'maxmemory-policy noeviction',
+      'appendonly yes',
+      'save ""',
+      'protected-mode yes',
+      'logfile redis.log',
+      ...(url.password ? [`requirepass ${JSON.stringify(decodeURIComponent(url.password))}`] : []),
       '',
-      '--protected-mode',
-      'yes',
-      '--logfile',
-      'redis.log',
-      ...(url.password ? ['--requirepass', decodeURIComponent(url.password)] : []),
-    ],
-    { stdio: 'ignore' },
+    ].join('\n'),
+    { mode: 0o600 },
   );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  // Stop it with this process however it ends (a crash, process.exit), not only through close().
-  const stopOnExit = () => child.kill('SIGTERM');
-  process.once('exit', stopOnExit);
-  if (!(await startedAnswering(config.REDIS_URL, child))) {
-    child.kill('SIGKILL');
-    process.off('exit', stopOnExit);
+  // Under a guard: a shell that stops the server once this process's end of its stdin closes, which
+  // happens however this process ends (a crash, SIGKILL), so the server never outlives it. Detached, so a
+  // Ctrl-C in the terminal reaches this process only, which stops the server after its workers finish.
+  const guard = spawn(
+    '/bin/sh',
+    ['-c', '"$0" "$1" & server=$!; read -r _; kill "$server"; wait "$server"', binary, settings],
+    { stdio: ['pipe', 'ignore', 'ignore'], detached: true },
+  );
+  const exited = once(guard, 'exit');
+  if (!(await startedAnswering(config.REDIS_URL, guard))) {
+    guard.stdin?.end();
+    await within(exited, 5000, 'the redis-server').catch(() => guard.kill('SIGKILL'));
     throw new Error(
       `a redis-server was started on ${where} but did not answer; see ${join(dir, 'redis.log')}`,
     );
   }
-  logger.info({ address: where, dir, pid: child.pid }, 'started a managed redis-server');
+  const serverPid = await serverPidOf(config.REDIS_URL);
+  logger.info({ address: where, dir, pid: serverPid }, 'started a managed redis-server');
   return {
-    managedPid: child.pid,
+    managedPid: serverPid,
     async close() {
-      process.off('exit', stopOnExit);
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
+      if (guard.exitCode === null && guard.signalCode === null) {
+        guard.stdin?.end();
         await exited;
       }
       logger.info({ address: where }, 'stopped the managed redis-server');
@@ -90,7 +104,11 @@ export async function provideRedis(
   };
 }
 
-async function answers(url: string): Promise<boolean> {
+/**
+ * What answers at the URL: a usable Redis; nothing (no connection could be made); or something that took
+ * the connection but is no Redis this service can use (said how: no answer, a refusal of the password).
+ */
+async function probe(url: string): Promise<'redis' | 'nothing' | string> {
   const redis = new Redis(url, {
     lazyConnect: true,
     connectTimeout: 1000,
@@ -98,24 +116,46 @@ async function answers(url: string): Promise<boolean> {
     retryStrategy: () => null,
     enableOfflineQueue: false,
   });
+  let connected = false;
+  redis.on('connect', () => {
+    connected = true;
+  });
   redis.on('error', () => {});
   try {
-    await redis.connect();
-    return (await redis.ping()) === 'PONG';
-  } catch {
-    return false;
+    await within(
+      redis.connect().then(() => redis.ping()),
+      2000,
+      'Redis',
+    );
+    return 'redis';
+  } catch (error) {
+    if (!connected) return 'nothing';
+    return error instanceof Error ? error.message : String(error);
   } finally {
     redis.disconnect();
   }
 }
 
-async function startedAnswering(url: string, child: ChildProcess): Promise<boolean> {
+async function startedAnswering(url: string, guard: ChildProcess): Promise<boolean> {
   for (let tries = 0; tries < 100; tries++) {
-    if (child.exitCode !== null) return false;
-    if (await answers(url)) return true;
+    if (guard.exitCode !== null) return false;
+    if ((await probe(url)) === 'redis') return true;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return false;
+}
+
+/** The pid the answering server reports, for the log (the guard's own pid is the shell's). */
+async function serverPidOf(url: string): Promise<number | undefined> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 0, connectTimeout: 1000 });
+  try {
+    const info = await redis.info('server');
+    return Number(/process_id:(\d+)/.exec(info)?.[1]) || undefined;
+  } catch {
+    return undefined;
+  } finally {
+    redis.disconnect();
+  }
 }
 
 function findOnPath(name: string, env: NodeJS.ProcessEnv): string | undefined {

@@ -4,8 +4,10 @@ import { generatedSecret } from './secrets.js';
 export interface OperatorCredentials {
   user: string;
   password: string;
-  /** Made by this service (and kept under DATA_DIR), rather than set by the operator. */
+  /** Made by this service and kept under DATA_DIR, rather than set by the operator. */
   generated: boolean;
+  /** Made on this very start: the one time it is printed. */
+  created: boolean;
 }
 
 /**
@@ -18,7 +20,9 @@ export async function operatorCredentials(
   config: Pick<Config, 'ADMIN_USER' | 'ADMIN_PASSWORD' | 'DATABASE_URL' | 'DATA_DIR'>,
 ): Promise<OperatorCredentials | undefined> {
   const user = config.ADMIN_USER ?? 'admin';
-  if (config.ADMIN_PASSWORD) return { user, password: config.ADMIN_PASSWORD, generated: false };
+  if (config.ADMIN_PASSWORD)
+    return { user, password: config.ADMIN_PASSWORD, generated: false, created: false };
   if (config.DATABASE_URL) return undefined;
-  return { user, password: await generatedSecret(config.DATA_DIR, 'admin-password'), generated: true };
+  const { value, created } = await generatedSecret(config.DATA_DIR, 'admin-password');
+  return { user, password: value, generated: true, created };
 }

@@ -1,8 +1,8 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from './config.js';
+import { createWhole } from './files.js';
 
 /**
  * Secrets this service must read back (processor credentials, webhook signing secrets) are stored
@@ -58,22 +58,24 @@ export class SecretBox {
  * the same sealed secrets needs the same value: set APP_SECRET wherever web and workers run apart.
  */
 export async function loadAppSecret(config: Pick<Config, 'APP_SECRET' | 'DATA_DIR'>): Promise<string> {
-  return config.APP_SECRET ?? generatedSecret(config.DATA_DIR, 'app-secret');
+  return config.APP_SECRET ?? (await generatedSecret(config.DATA_DIR, 'app-secret')).value;
 }
 
 /**
  * A random secret kept in DATA_DIR/<name> (readable by this user only), made on first use and the same
- * on every later start. Two processes starting at once agree: the first to write wins.
+ * on every later start; `created` on the start that made it. Two processes starting at once agree: the
+ * first to place the file wins. A file too short to be one of these is refused rather than trusted.
  */
-export async function generatedSecret(dataDir: string, name: string): Promise<string> {
+export async function generatedSecret(
+  dataDir: string,
+  name: string,
+): Promise<{ value: string; created: boolean }> {
   const file = join(dataDir, name);
-  if (!existsSync(file)) {
-    await mkdir(dataDir, { recursive: true, mode: 0o700 });
-    await writeFile(file, randomBytes(32).toString('base64url'), { mode: 0o600, flag: 'wx' }).catch(
-      (error: NodeJS.ErrnoException) => {
-        if (error.code !== 'EEXIST') throw error;
-      },
-    );
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const created = await createWhole(file, randomBytes(32).toString('base64url'));
+  const value = (await readFile(file, 'utf8')).trim();
+  if (value.length < 32) {
+    throw new Error(`${file} does not hold a secret this service made (too short): restore it, or remove it`);
   }
-  return (await readFile(file, 'utf8')).trim();
+  return { value, created };
 }

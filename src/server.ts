@@ -9,8 +9,20 @@ import { rootCause, welcome } from './startup.js';
  * `npm start` is the whole service in one process; the Procfile's `web` sets WORKERS=none). With nothing
  * configured it brings what it needs: the embedded database, a local Redis, a demo organisation.
  */
-let service: RunningService;
+let service: RunningService | undefined;
 let redis: ProvidedRedis | undefined;
+
+// From the first moment, so that a stop during start still closes what was opened (a started Redis).
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, async () => {
+    service?.logger.info({ signal }, 'shutting down');
+    await service?.close();
+    await redis?.close();
+    service?.logger.info('stopped');
+    process.exit(0);
+  });
+}
+
 try {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
@@ -22,14 +34,4 @@ try {
   console.error(`rebuttal could not start: ${rootCause(error)}`);
   await redis?.close();
   process.exit(1);
-}
-
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.once(signal, async () => {
-    service.logger.info({ signal }, 'shutting down');
-    await service.close();
-    await redis?.close();
-    service.logger.info('stopped');
-    process.exit(0);
-  });
 }

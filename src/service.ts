@@ -56,7 +56,6 @@ export async function startService(
     { ...runtime, db: database.db, listen: database.listen },
     config.WORKERS,
   );
-  const demo = demoEnabled(config) ? await prepareDemo({ ...runtime, db: database.db }, config) : undefined;
   const redis = connectRedis(config.REDIS_URL, logger);
   const app = createApp(
     {
@@ -90,6 +89,8 @@ export async function startService(
   if (http) answerClientErrors(http);
   const httpPort = http && (await listen(http, config.HTTP_PORT ?? 0));
   if (http) logger.info({ port: httpPort }, 'plain HTTP listener: answers /v1 with 403 insecure_connection');
+  // Once serving: a start that fails before (a port taken) makes no organisation whose keys nobody saw.
+  const demo = demoEnabled(config) ? await prepareDemo({ ...runtime, db: database.db }, config) : undefined;
 
   return {
     httpsPort,

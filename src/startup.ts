@@ -29,9 +29,12 @@ export function welcome(
     `  database    ${service.database}`,
   ];
   if (operators) {
-    const password = operators.generated
-      ? `password ${operators.password} (generated, kept in ${join(config.DATA_DIR, 'admin-password')})`
-      : 'password from ADMIN_PASSWORD';
+    const kept = join(config.DATA_DIR, 'admin-password');
+    const password = !operators.generated
+      ? 'password from ADMIN_PASSWORD'
+      : operators.created
+        ? `password ${operators.password} (generated, kept in ${kept})`
+        : `password in ${kept}`;
     lines.push(
       `  Bull Board  ${origin}/admin/queues  user ${operators.user}, ${password}`,
       `  metrics     ${origin}/metrics  (the same credentials)`,

@@ -50,17 +50,26 @@ export function connectDatabase(url: string, options: { max?: number } = {}): Se
     // Dates come back as Date; bigint columns are read as numbers by drizzle's mode setting.
   });
   const db = drizzle(sql, drizzleSettings);
-  const { hostname, port, pathname } = new URL(url);
   return {
     db,
     sql,
-    describe: `postgres ${hostname}:${port || 5432}${pathname}`,
+    describe: describeServer(url),
     async listen(channel, onPayload, onListening) {
       const { unlisten } = await sql.listen(channel, onPayload, onListening);
       return unlisten;
     },
     close: () => sql.end({ timeout: 5 }),
   };
+}
+
+/** Host, port and database for logs (never the credentials); postgres-js also takes URLs URL cannot parse. */
+function describeServer(url: string): string {
+  try {
+    const { hostname, port, pathname } = new URL(url);
+    return `postgres ${hostname}:${port || 5432}${pathname}`;
+  } catch {
+    return 'a postgres server';
+  }
 }
 
 /**

@@ -1,7 +1,8 @@
-import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
+import { createWhole } from '../files.js';
 import { type Database, drizzleSettings } from './client.js';
 
 /**
@@ -54,12 +55,13 @@ async function takeLock(lock: string, directory: string): Promise<void> {
   heldLocks.add(key);
   try {
     for (let tries = 0; tries < 2; tries++) {
-      if (await placeLock(lock)) return;
+      if (await createWhole(lock, String(process.pid))) return;
       const holder = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
       if (holder && holder !== process.pid && isAlive(holder)) {
         throw new Error(
           `the embedded database in ${directory} is in use by process ${holder} (a running \`npm start\`); ` +
-            'stop it first, or set DATABASE_URL to a Postgres server that several processes can share',
+            'stop it first, or set DATABASE_URL to a Postgres server that several processes can share ' +
+            `(if no such process runs, that pid is another program's: delete ${lock})`,
         );
       }
       await rm(lock, { force: true });
@@ -68,24 +70,6 @@ async function takeLock(lock: string, directory: string): Promise<void> {
   } catch (error) {
     heldLocks.delete(key);
     throw error;
-  }
-}
-
-/**
- * Puts a lock file holding this pid in place, unless one is there. Written aside and linked in whole, so
- * another process never reads a lock half-written (empty) and takes it for a dead one's.
- */
-async function placeLock(lock: string): Promise<boolean> {
-  const aside = `${lock}.${process.pid}`;
-  await writeFile(aside, String(process.pid), { mode: 0o600 });
-  try {
-    await link(aside, lock);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    return false;
-  } finally {
-    await rm(aside, { force: true });
   }
 }
 

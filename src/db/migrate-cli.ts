@@ -6,7 +6,7 @@ const config = loadConfig();
 const database = await openDatabase(config, { max: 1 });
 try {
   await runMigrations(database.db);
-  console.log('migrations applied');
+  console.log(`migrations applied to ${database.describe}`);
 } finally {
   await database.close();
 }

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,6 +85,19 @@ async function waitFor(server: Server, text: string): Promise<void> {
   if (!server.output().includes(text)) throw new Error(`expected '${text}' in:\n${server.output()}`);
 }
 
+/** The line the start logs about the redis-server it started. */
+function startedLine(server: Server): { address: string; dir: string; pid: number } {
+  const started = server
+    .output()
+    .split('\n')
+    .filter((line) => line.includes('"msg":"started a managed redis-server"'))
+    .map((line) => JSON.parse(line) as { address: string; dir: string; pid: number });
+  expect(started).toHaveLength(1);
+  return started[0] as { address: string; dir: string; pid: number };
+}
+
+const managedPidOf = (server: Server) => startedLine(server).pid;
+
 beforeAll(async () => {
   database = await createTestDatabase();
   dataDir = await mkdtemp(join(tmpdir(), 'rebuttal-redis-'));
@@ -102,18 +115,12 @@ describe('npm start when no Redis answers', () => {
     const server = startServer({ REDIS_URL: `redis://127.0.0.1:${port}`, PATH: process.env.PATH ?? '' });
     try {
       await waitFor(server, 'Rebuttal is running at');
-      const started = server
-        .output()
-        .split('\n')
-        .filter((line) => line.includes('"msg":"started a managed redis-server"'))
-        .map((line) => JSON.parse(line) as { address: string; dir: string; pid: number });
-      expect(started).toHaveLength(1);
-      const [redis] = started as [{ address: string; dir: string; pid: number }];
+      const redis = startedLine(server);
       expect(redis).toMatchObject({ address: `127.0.0.1:${port}`, dir: join(dataDir, 'redis') });
       expect(alive(redis.pid)).toBe(true);
       expect(await answers(port)).toBe(true);
-      // Its data is where the start said, with the append-only file that keeps queued jobs.
-      expect(existsSync(join(dataDir, 'redis'))).toBe(true);
+      // Its data is where the start said, with the append-only files that keep queued jobs.
+      expect(existsSync(join(dataDir, 'redis', 'appendonlydir'))).toBe(true);
 
       server.child.kill('SIGTERM');
       expect(await server.exited).toBe(0);
@@ -124,6 +131,63 @@ describe('npm start when no Redis answers', () => {
       if (server.child.exitCode === null) server.child.kill('SIGKILL');
     }
   }, 120_000);
+
+  it('stops the redis-server it started even when it is killed outright (SIGKILL)', async () => {
+    const port = await freePort();
+    const server = startServer({ REDIS_URL: `redis://127.0.0.1:${port}`, PATH: process.env.PATH ?? '' });
+    try {
+      await waitFor(server, 'Rebuttal is running at');
+      const pid = managedPidOf(server);
+      expect(alive(pid)).toBe(true);
+      server.child.kill('SIGKILL');
+      await server.exited;
+      await expect.poll(() => alive(pid), { timeout: 10_000 }).toBe(false);
+      expect(await answers(port)).toBe(false);
+    } finally {
+      if (server.child.exitCode === null) server.child.kill('SIGKILL');
+    }
+  }, 120_000);
+
+  it('keeps a password in its settings file, never on its command line', async () => {
+    const port = await freePort();
+    const password = 'not on the command line';
+    const server = startServer({
+      REDIS_URL: `redis://:${encodeURIComponent(password)}@127.0.0.1:${port}`,
+      PATH: process.env.PATH ?? '',
+    });
+    try {
+      await waitFor(server, 'Rebuttal is running at');
+      const pid = managedPidOf(server);
+      const commandLine = await readFile(`/proc/${pid}/cmdline`, 'utf8');
+      expect(commandLine).not.toContain(password);
+      expect(await readFile(join(dataDir, 'redis', 'redis.conf'), 'utf8')).toContain(
+        `requirepass ${JSON.stringify(password)}`,
+      );
+      expect(server.output()).not.toContain(password);
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+      expect(alive(pid)).toBe(false);
+    } finally {
+      if (server.child.exitCode === null) server.child.kill('SIGKILL');
+    }
+  }, 120_000);
+
+  it('something on the port that is not Redis is named, not taken for a free port', async () => {
+    // Takes connections and never answers.
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    try {
+      const server = startServer({ REDIS_URL: `redis://127.0.0.1:${port}`, PATH: process.env.PATH ?? '' });
+      expect(await server.exited).toBe(1);
+      expect(server.output().trim().split('\n').at(-1)).toBe(
+        `rebuttal could not start: something at 127.0.0.1:${port} (REDIS_URL) is not a Redis this service ` +
+          'can use (no answer from Redis within 2000 ms): check REDIS_URL',
+      );
+    } finally {
+      silent.close();
+    }
+  }, 60_000);
 
   it('without redis-server installed, exits 1 saying how to provide Redis', async () => {
     const port = await freePort();
@@ -151,5 +215,36 @@ describe('npm start when no Redis answers', () => {
       'rebuttal could not start: Redis at 192.0.2.1:6379 (REDIS_URL) does not answer: check that it runs and is reachable',
     );
     expect(server.output()).not.toContain('secret');
+  }, 60_000);
+});
+
+describe('the Procfile processes without DATABASE_URL', () => {
+  const run = (args: string[], env: Record<string, string>) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+      env: { HOME: process.env.HOME, PATH: process.env.PATH, DATA_DIR: dataDir, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    return once(child, 'exit').then(([code]) => ({ code: code as number | null, output: output.trim() }));
+  };
+
+  it('a worker process refuses the embedded database, which only npm start may hold', async () => {
+    expect(await run(['workers/main.ts'], {})).toEqual({
+      code: 1,
+      output:
+        'rebuttal workers could not start: DATABASE_URL is required: the embedded database is for `npm start`, ' +
+        'which runs the workers itself',
+    });
+  }, 60_000);
+
+  it('a web process without workers (WORKERS=none) refuses it too', async () => {
+    expect(await run(['src/server.ts'], { WORKERS: 'none' })).toEqual({
+      code: 1,
+      output:
+        "rebuttal could not start: invalid configuration: WORKERS other than all needs DATABASE_URL (the embedded database is one process's)",
+    });
   }, 60_000);
 });

@@ -76,6 +76,7 @@ describe('loadConfig', () => {
       'invalid configuration: MOCK_DISPUTE_SECONDS: must be 0 (off) or at least 10',
     ],
     [{ DEMO: 'yes' }, 'DEMO'],
+    [{ WORKERS: 'none' }, 'invalid configuration: WORKERS other than all needs DATABASE_URL'],
     [{ ...base, PORT: 'https' }, 'invalid configuration: PORT: '],
     [{ ...base, PORT: '70000' }, 'PORT'],
     [{ ...base, TRUST_PROXY: 'yes' }, 'TRUST_PROXY'],
