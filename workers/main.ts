@@ -11,7 +11,13 @@ import { startWorkers } from './engine.js';
  */
 const config = (() => {
   try {
-    return loadConfig();
+    const loaded = loadConfig();
+    if (!loaded.DATABASE_URL) {
+      throw new Error(
+        'DATABASE_URL is required: the embedded database is for `npm start`, which runs the workers itself',
+      );
+    }
+    return loaded;
   } catch (error) {
     console.error(`rebuttal workers could not start: ${rootCause(error)}`);
     process.exit(1);
