@@ -54,11 +54,20 @@ export class SecretBox {
 }
 
 /**
- * APP_SECRET, or for a single-machine setup one generated once under DATA_DIR. Every process that reads
- * the same sealed secrets needs the same value: set APP_SECRET wherever web and workers run apart.
+ * APP_SECRET, or with the embedded database (one process on one machine) one generated once under
+ * DATA_DIR. With DATABASE_URL it must be set: every process that reads the same sealed secrets needs the
+ * same value, and web and workers on other machines would each generate their own.
  */
-export async function loadAppSecret(config: Pick<Config, 'APP_SECRET' | 'DATA_DIR'>): Promise<string> {
-  return config.APP_SECRET ?? (await generatedSecret(config.DATA_DIR, 'app-secret')).value;
+export async function loadAppSecret(
+  config: Pick<Config, 'APP_SECRET' | 'DATA_DIR' | 'DATABASE_URL'>,
+): Promise<string> {
+  if (config.APP_SECRET) return config.APP_SECRET;
+  if (config.DATABASE_URL) {
+    throw new Error(
+      'APP_SECRET is required with DATABASE_URL: the same value (32 characters or more) for every process',
+    );
+  }
+  return (await generatedSecret(config.DATA_DIR, 'app-secret')).value;
 }
 
 /**

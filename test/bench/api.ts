@@ -54,6 +54,7 @@ await runBench(async () => {
   const started = Date.now();
   const service = await startServer('service', 'src/server.ts', {
     DATABASE_URL: database.url,
+    APP_SECRET: 'bench-app-secret-of-at-least-32-characters',
     PORT: String(await freePort()),
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',

@@ -66,6 +66,7 @@ const prefix = testRedisPrefix();
 const basic = (credentials: string) => `Basic ${Buffer.from(credentials).toString('base64')}`;
 const settings = () => ({
   DATABASE_URL: db.url,
+  APP_SECRET: 'service-test-secret-of-at-least-32-chars',
   DATA_DIR: dataDir,
   LOG_LEVEL: 'silent',
   QUEUE_PREFIX: prefix,

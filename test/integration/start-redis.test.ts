@@ -59,6 +59,7 @@ function startServer(env: Record<string, string>): Server {
     env: {
       HOME: process.env.HOME,
       DATABASE_URL: database.url,
+      APP_SECRET: 'start-redis-test-secret-of-32-characters',
       DATA_DIR: dataDir,
       PORT: '0',
       QUEUE_PREFIX: testRedisPrefix(),
