@@ -54,9 +54,9 @@ async function takeLock(lock: string, directory: string): Promise<void> {
   // Claimed before the first await, so that two opens started together in this process cannot both take it.
   heldLocks.add(key);
   try {
-    for (let tries = 0; tries < 2; tries++) {
+    for (let tries = 0; tries < 50; tries++) {
       if (await createWhole(lock, String(process.pid))) return;
-      const holder = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
+      const holder = await pidIn(lock);
       if (holder && holder !== process.pid && isAlive(holder)) {
         throw new Error(
           `the embedded database in ${directory} is in use by process ${holder} (a running \`npm start\`); ` +
@@ -64,12 +64,40 @@ async function takeLock(lock: string, directory: string): Promise<void> {
             `(if no such process runs, that pid is another program's: delete ${lock})`,
         );
       }
-      await rm(lock, { force: true });
+      if (await takeOver(lock, holder)) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
     throw new Error(`could not take the lock ${lock} of the embedded database`);
   } catch (error) {
     heldLocks.delete(key);
     throw error;
+  }
+}
+
+/** The pid a lock file names; 0 when there is none. */
+async function pidIn(file: string): Promise<number> {
+  return Number((await readFile(file, 'utf8').catch(() => '')).trim()) || 0;
+}
+
+/**
+ * Replaces a lock its holder (`dead`) left, one process at a time: two starting together after a crash
+ * must not both remove the lock and both place theirs. The taker holds `<lock>.takeover` while it checks
+ * the lock still names `dead` and replaces it; the other finds it taken, and then finds the new holder.
+ */
+async function takeOver(lock: string, dead: number): Promise<boolean> {
+  const claim = `${lock}.takeover`;
+  if (!(await createWhole(claim, String(process.pid)))) {
+    // A taker that died mid-way leaves its claim: cleared for the next try.
+    const taker = await pidIn(claim);
+    if (!taker || !isAlive(taker)) await rm(claim, { force: true });
+    return false;
+  }
+  try {
+    if ((await pidIn(lock)) !== dead) return false;
+    await rm(lock, { force: true });
+    return await createWhole(lock, String(process.pid));
+  } finally {
+    await rm(claim, { force: true });
   }
 }
 

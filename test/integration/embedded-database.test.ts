@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -951,7 +951,48 @@ console.log((await createOrganisation(database.db, { name: 'Killed' })).org);
 process.kill(process.pid, 'SIGKILL');
 `;
 
+/** Opens the embedded database, holds it a moment, and says whether it could (a process of its own). */
+const openAndHold = `
+import { openDatabase } from './src/db/client.ts';
+try {
+  const database = await openDatabase({ DATABASE_URL: undefined, DATA_DIR: process.argv[1] });
+  console.log('OPENED');
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  await database.close();
+} catch (error) {
+  console.log(String(error.message));
+}
+`;
+
 describe('the lock on the data directory', () => {
+  it(
+    "of two processes finding a dead process's lock at once, one takes it over and the other is refused",
+    async () => {
+      const other = await mkdtemp(join(tmpdir(), 'rebuttal-embedded-stale-'));
+      try {
+        // A pid no process has any more.
+        const gone = spawn('true');
+        await once(gone, 'exit');
+        await writeFile(join(other, 'pg.lock'), String(gone.pid));
+        const run = () =>
+          promisify(execFile)(
+            process.execPath,
+            ['--import', 'tsx', '--input-type=module', '-e', openAndHold, other],
+            {
+              cwd: process.cwd(),
+              timeout: 60_000,
+            },
+          ).then(({ stdout }) => stdout.trim());
+        const outcomes = await Promise.all([run(), run()]);
+        expect(outcomes.filter((outcome) => outcome === 'OPENED')).toHaveLength(1);
+        expect(outcomes.filter((outcome) => /is in use by process \d+/.test(outcome))).toHaveLength(1);
+      } finally {
+        await rm(other, { recursive: true, force: true });
+      }
+    },
+    slowCaseLimit,
+  );
+
   it(
     'a second opener in this process is refused while the database is open, which stays usable',
     async () => {
