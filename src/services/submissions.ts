@@ -516,8 +516,9 @@ function renewLease(db: Db, submissionId: string, leaseMs: number, log: Logger):
 }
 
 /**
- * An operator retried a failed submission's job: a new attempt with the dispute's current evidence (and
- * so a new idempotency key), linked from the failed one so every later run of the job follows it.
+ * An operator retried a failed submission's job. A refusal: a new attempt with the dispute's current
+ * evidence (and so a new idempotency key), linked from the failed one so every later run of the job
+ * follows it. A failure the processor may not have seen the end of: the same attempt again.
  */
 async function reopen(deps: SubmissionDeps, failed: SubmissionRow): Promise<string> {
   return deps.db.transaction(async (tx) => {
@@ -534,6 +535,26 @@ async function reopen(deps: SubmissionDeps, failed: SubmissionRow): Promise<stri
       throw new PermanentSubmissionError(
         `Not retrying: dispute '${dispute.id}' is now ${dispute.state}, not ${failed.previousState} as when this submission failed.`,
       );
+    }
+    if (current.failure?.retryable) {
+      // The processor never answered, or answered 5xx, until the retries ran out: it may hold what was
+      // sent. The same attempt goes again, its document under its idempotency key, so a processor that
+      // took it answers as it did rather than receiving it twice.
+      await tx
+        .update(submissions)
+        .set({
+          status: 'pending',
+          failure: null,
+          failedAtJobAttempt: null,
+          completedAt: null,
+          claimedUntil: null,
+        })
+        .where(eq(submissions.id, failed.id));
+      await tx
+        .update(disputes)
+        .set({ state: 'compiling_evidence', updatedAt: new Date() })
+        .where(eq(disputes.uid, dispute.uid));
+      return failed.id;
     }
     // The same checks as a submit request: days may have passed, and the template or deadline changed.
     const problem = submitProblem(dispute, await loadTemplate(tx, dispute, dispute.template), new Date());

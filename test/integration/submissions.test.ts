@@ -4,7 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { disputes, events, submissions } from '../../src/db/schema/index.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
-import type { SubmitEvidenceResult } from '../../src/processors/types.js';
+import {
+  ProcessorError,
+  type SubmitEvidenceRequest,
+  type SubmitEvidenceResult,
+} from '../../src/processors/types.js';
 import { lockDispute } from '../../src/services/dispute-records.js';
 import {
   type JobAttempt,
@@ -229,6 +233,43 @@ describe('a failed submission', () => {
       status: 'succeeded',
     });
     expect(mock.calls).toBe(2);
+  });
+
+  it('that failed unanswered (retries ran out) is sent again as the same attempt: one submission held', async () => {
+    // The processor takes the evidence, and the answer is lost: a 503 as far as the runner can tell.
+    class LostReply extends MockAdapter {
+      lost = 0;
+      override async submitEvidence(request: SubmitEvidenceRequest): Promise<SubmitEvidenceResult> {
+        const result = await super.submitEvidence(request);
+        if (this.lost++ > 0) return result;
+        throw new ProcessorError('mock', 'No answer from the processor.', { retryable: true, status: 503 });
+      }
+    }
+    const { dispute } = await submittableDispute(api, tenant);
+    const submission = await interruptedSubmission(dispute.id);
+    const mock = new LostReply();
+    expect(await runSubmission(depsWith(mock), submission, last)).toMatchObject({ status: 'failed' });
+    const failed = await submissionRow(submission);
+    expect(failed).toMatchObject({ status: 'failed', failure: { retryable: true, status: 503 } });
+    expect((await getDispute(api, tenant.key, dispute.id)).state).toBe('needs_response');
+
+    // An operator's retry of its job (Bull Board, `jobs retry`, `dispute resubmit`).
+    expect(await runSubmission(depsWith(mock), submission, { attemptsMade: 12, final: true })).toEqual({
+      status: 'succeeded',
+    });
+    expect(await submissionRow(submission)).toMatchObject({
+      status: 'succeeded',
+      retriedAs: null,
+      documentId: failed?.documentId,
+      documentSha256: failed?.documentSha256,
+    });
+    expect(mock.calls).toBe(2);
+    // Both calls carried the same key and document: the processor holds one submission.
+    expect([...mock.accepted.keys()]).toEqual([submission]);
+    expect(await getDispute(api, tenant.key, dispute.id)).toMatchObject({
+      state: 'submitted',
+      submitted_count: 1,
+    });
   });
 
   it('is not reopened once the dispute has moved on', async () => {
