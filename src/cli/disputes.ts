@@ -167,7 +167,7 @@ export function registerDisputeCommands(program: Command, io: CliIo): void {
 
   dispute
     .command('resubmit')
-    .description('submit again a dispute whose last submission failed, with the evidence it holds now')
+    .description("submit again a dispute whose last submission failed, by retrying that attempt's job")
     .requiredOption('--org <id>', 'organisation id')
     .addOption(modeOption())
     .requiredOption('--id <dispute>', 'dispute id')
