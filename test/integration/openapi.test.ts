@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { endpoints } from '../../src/api/app.js';
+import { createApp, endpoints } from '../../src/api/app.js';
 import { defineEndpoint } from '../../src/api/endpoint.js';
 import { openApiPath, openApiPathOf } from '../../src/api/openapi.js';
 import { documentPath } from '../../src/documents/links.js';
@@ -53,6 +53,32 @@ function operations(): { route: string; method: string; path: string; operation:
       operation,
     })),
   );
+}
+
+interface RouterLayer {
+  rawPath?: string;
+  route?: { path: string; methods: Record<string, boolean> };
+  handle: { stack?: RouterLayer[] };
+}
+
+/**
+ * Every method and path the express app has a route for, read from its routers (express 5's layers: a
+ * route's own path, a mounted router's `rawPath`); the catch-all 405 (`_all`) is not a method.
+ */
+function servedRoutes(app: ReturnType<typeof createApp>): { method: string; path: string }[] {
+  const walk = (stack: RouterLayer[], prefix: string): { method: string; path: string }[] =>
+    stack.flatMap((layer) => {
+      if (layer.route) {
+        const { path, methods } = layer.route;
+        return Object.keys(methods)
+          .filter((method) => method !== '_all')
+          .map((method) => ({ method, path: `${prefix}${path}` }));
+      }
+      return layer.handle.stack && typeof layer.rawPath === 'string'
+        ? walk(layer.handle.stack, `${prefix}${layer.rawPath}`)
+        : [];
+    });
+  return walk((app as unknown as { router: { stack: RouterLayer[] } }).router.stack, '');
 }
 
 /** A documented path with its parameters filled in: ids that exist nowhere. */
@@ -123,6 +149,18 @@ describe('the documented routes are the routes the app answers', () => {
         .map((operation) => operation.route)
         .sort(),
     ).toEqual([...declared, ...keyless].sort());
+  });
+
+  it('documents every route the express app serves under /v1, however it was mounted', () => {
+    const served = servedRoutes(createApp(api.deps))
+      .filter(({ path }) => path.startsWith('/v1/'))
+      .map(({ method, path }) => `${method} ${openApiPathOf(path)}`);
+    expect(served.length).toBeGreaterThan(endpoints.length);
+    expect(served.sort()).toEqual(
+      operations()
+        .map((operation) => operation.route)
+        .sort(),
+    );
   });
 
   it('without a key, every operation that needs one answers 401 and the others do not', async () => {
