@@ -25,3 +25,17 @@ export async function runCli(args: string[], env: Record<string, string>): Promi
     return { stdout: failed.stdout, stderr: failed.stderr, code: failed.code };
   }
 }
+
+/** The CLI against a test service's database and queues (and its APP_SECRET), as on-call runs it beside one. */
+export function cliOf(api: {
+  db: { url: string };
+  config: { REDIS_URL: string; QUEUE_PREFIX: string; APP_SECRET?: string | undefined };
+}): (...args: string[]) => Promise<CliResult> {
+  return (...args) =>
+    runCli(args, {
+      DATABASE_URL: api.db.url,
+      REDIS_URL: api.config.REDIS_URL,
+      QUEUE_PREFIX: api.config.QUEUE_PREFIX,
+      APP_SECRET: api.config.APP_SECRET ?? '',
+    });
+}

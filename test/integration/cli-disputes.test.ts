@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
-import { runCli } from '../helpers/cli.js';
+import { cliOf } from '../helpers/cli.js';
 import {
   acceptedSubmissions,
   createTestDispute,
@@ -26,12 +26,7 @@ afterAll(async () => {
   await api.close();
 });
 
-const cli = (...args: string[]) =>
-  runCli(args, {
-    DATABASE_URL: api.db.url,
-    REDIS_URL: api.config.REDIS_URL,
-    QUEUE_PREFIX: api.config.QUEUE_PREFIX,
-  });
+const cli = (...args: string[]) => cliOf(api)(...args);
 const dispute = (command: string, id: string, ...more: string[]) =>
   cli('dispute', command, '--org', tenant.org, '--mode', 'test', '--id', id, ...more);
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { submissions } from '../../src/db/schema/index.js';
 import { workerConnection } from '../../src/jobs/catalog.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
-import { runCli } from '../helpers/cli.js';
+import { cliOf, runCli } from '../helpers/cli.js';
 import {
   expectError,
   getDispute,
@@ -25,12 +25,7 @@ afterAll(async () => {
 });
 
 /** The operator CLI against this file's database and queues, as on-call would run it. */
-const cli = (...args: string[]) =>
-  runCli(args, {
-    DATABASE_URL: api.db.url,
-    REDIS_URL: api.config.REDIS_URL,
-    QUEUE_PREFIX: api.config.QUEUE_PREFIX,
-  });
+const cli = (...args: string[]) => cliOf(api)(...args);
 
 /** A refused submission, and the id of the `submit` job that failed with the processor's answer. */
 async function refusedSubmission(): Promise<{ disputeId: string; jobId: string; submissionId: string }> {

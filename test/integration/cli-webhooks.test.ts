@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookDeliveries } from '../../src/db/schema/index.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
-import { runCli } from '../helpers/cli.js';
+import { cliOf } from '../helpers/cli.js';
 import {
   deliveryRow,
   JobEventLog,
@@ -27,12 +27,7 @@ afterAll(async () => {
   await api.close();
 });
 
-const cli = (...args: string[]) =>
-  runCli(args, {
-    DATABASE_URL: api.db.url,
-    REDIS_URL: api.config.REDIS_URL,
-    QUEUE_PREFIX: api.config.QUEUE_PREFIX,
-  });
+const cli = (...args: string[]) => cliOf(api)(...args);
 const cliJson = async (...args: string[]) => {
   const result = await cli(...args, '--json');
   expect(result, result.stderr).toMatchObject({ code: 0, stderr: '' });
