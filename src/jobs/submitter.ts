@@ -3,6 +3,7 @@ import { describeError, type Logger } from '../logger.js';
 import { type QueuedDispute, type Submitter, submitOutcome } from '../services/submissions.js';
 import type { Queues } from './catalog.js';
 import { enqueue, ensureJob, findJob, removeJob } from './enqueue.js';
+import { finishedWithin } from './job-wait.js';
 
 /** BullMQ priorities: lower runs first. A client waiting on a submit request goes ahead of the queue. */
 const priority = { waiting: 1, background: 10 } as const;
@@ -29,10 +30,10 @@ export function createQueueSubmitter(deps: {
     async submit(submissionId) {
       await tolerate('enqueueing a submission', async () => {
         const job = await enqueue(queues, 'submit', { submissionId }, { priority: priority.waiting });
-        // Rejects on failure and on timeout alike; either way the row says where things stand. (BullMQ
-        // reads a wait of 0 as "no limit": 0 here means do not wait.)
+        // Ends when the job does or at the time limit, or fails with Redis: either way the row says where
+        // things stand. (0 means do not wait.)
         if (deps.waitMs > 0)
-          await job.waitUntilFinished(queues.events('submission'), deps.waitMs).catch(() => {});
+          await finishedWithin(queues.events('submission'), job, deps.waitMs).catch(() => {});
       });
       return submitOutcome(db, submissionId);
     },
@@ -61,7 +62,7 @@ export function createQueueSubmitter(deps: {
       }
       await job.retry('failed');
       if (deps.waitMs > 0) {
-        await job.waitUntilFinished(queues.events('submission'), deps.waitMs).catch(() => {});
+        await finishedWithin(queues.events('submission'), job, deps.waitMs).catch(() => {});
       }
       return true;
     },

@@ -1,6 +1,7 @@
 import { type Got, got, HTTPError, type OptionsOfTextResponseBody, RequestError } from 'got';
 import type { z } from 'zod';
 import type { Logger } from '../logger.js';
+import { encodeMultipart, type FormPart } from './multipart.js';
 import { ProcessorError } from './types.js';
 
 /**
@@ -49,7 +50,9 @@ export interface HttpCall {
   headers?: Record<string, string>;
   json?: unknown;
   form?: Record<string, string>;
-  body?: string | Buffer | FormData;
+  body?: string | Buffer;
+  /** A multipart/form-data body, encoded to the same bytes on every send (multipart.ts). */
+  multipart?: readonly FormPart[];
   /** Safe to send again: reads, and writes the processor deduplicates (an idempotency key). */
   idempotent?: boolean;
   /** Statuses that are answers, not failures (a 404 from a fetch: no such dispute). */
@@ -93,19 +96,19 @@ export class ProcessorHttp {
     const started = performance.now();
     const path = call.path.replace(/^\//, '');
     const absolute = /^https?:\/\//.test(path);
+    const multipart = call.multipart && encodeMultipart(call.multipart);
     const options: OptionsOfTextResponseBody = {
       method: call.method,
       ...(absolute ? { prefixUrl: '' } : {}),
       ...(call.searchParams && { searchParams: withoutUndefined(call.searchParams) }),
-      ...(call.headers && { headers: call.headers }),
+      ...((call.headers || multipart) && {
+        headers: { ...call.headers, ...(multipart && { 'content-type': multipart.contentType }) },
+      }),
       ...(call.json !== undefined && { json: call.json }),
       ...(call.form && { form: call.form }),
       ...(call.body !== undefined && { body: call.body }),
-      // A FormData body is a stream spent by the first send: got cannot send it again.
-      retry:
-        call.idempotent && !(call.body instanceof FormData)
-          ? { limit: 2, methods: [call.method] }
-          : { limit: 0 },
+      ...(multipart && { body: multipart.body }),
+      retry: call.idempotent ? { limit: 2, methods: [call.method] } : { limit: 0 },
     } as OptionsOfTextResponseBody;
     const logged = {
       processor,

@@ -92,10 +92,14 @@ export class BraintreeGateway {
    * part `file`, as braintree_python's DocumentUploadGateway sends it. Answers the upload's id.
    */
   async uploadDocument(filename: string, pdf: Buffer): Promise<string> {
-    const form = new FormData();
-    form.append('document_upload[kind]', 'evidence_document');
-    form.append('file', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), filename);
-    const answer = await this.#write({ method: 'POST', path: 'document_uploads', body: form });
+    const answer = await this.#write({
+      method: 'POST',
+      path: 'document_uploads',
+      multipart: [
+        { name: 'document_upload[kind]', value: 'evidence_document' },
+        { name: 'file', value: pdf, filename, contentType: 'application/pdf' },
+      ],
+    });
     return this.#read(answer, 'document-upload', documentUpload).id;
   }
 

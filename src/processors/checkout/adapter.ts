@@ -307,14 +307,17 @@ export class CheckoutAdapter implements ProcessorAdapter {
     if (document.pdf.length > maxFileBytes) {
       throw refusal("The response document is larger than Checkout.com's 4 MB file limit.");
     }
-    const form = new FormData();
-    form.set('purpose', 'dispute_evidence');
-    form.set(
-      'file',
-      new Blob([new Uint8Array(document.pdf)], { type: 'application/pdf' }),
-      document.filename,
+    const uploaded = await http.json(
+      {
+        method: 'POST',
+        path: 'files',
+        multipart: [
+          { name: 'purpose', value: 'dispute_evidence' },
+          { name: 'file', value: document.pdf, filename: document.filename, contentType: 'application/pdf' },
+        ],
+      },
+      uploadedFile,
     );
-    const uploaded = await http.json({ method: 'POST', path: 'files', body: form }, uploadedFile);
     return uploaded.id;
   }
 }

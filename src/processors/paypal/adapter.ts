@@ -166,7 +166,7 @@ export class PaypalAdapter implements ProcessorAdapter {
       method: 'POST',
       path: `${disputePath(id)}/provide-evidence`,
       headers: { 'paypal-request-id': request.idempotencyKey },
-      body: evidenceForm(request),
+      multipart: evidenceForm(request),
     });
     return { reference: null };
   }

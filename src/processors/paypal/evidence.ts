@@ -1,3 +1,4 @@
+import type { FormPart } from '../multipart.js';
 import type { SubmitEvidenceRequest } from '../types.js';
 import type { PaypalDispute } from './mapping.js';
 
@@ -46,21 +47,22 @@ export function documentName(request: Pick<SubmitEvidenceRequest, 'response' | '
 const safe = (text: string) => text.replace(/[^A-Za-z0-9_-]+/g, '-');
 
 /** The multipart body of provide-evidence: one OTHER evidence with the notes and the response PDF. */
-export function evidenceForm(request: SubmitEvidenceRequest): FormData {
+export function evidenceForm(request: SubmitEvidenceRequest): FormPart[] {
   const name = documentName(request);
   const input = {
     evidences: [
       { evidence_type: 'OTHER', notes: evidenceNotes(request.response.evidence), documents: [{ name }] },
     ],
   };
-  const form = new FormData();
-  form.append('input', new Blob([JSON.stringify(input)], { type: 'application/json' }), 'input.json');
-  form.append(
-    'evidence-file',
-    new Blob([new Uint8Array(request.response.document.pdf)], { type: 'application/pdf' }),
-    name,
-  );
-  return form;
+  return [
+    { name: 'input', value: JSON.stringify(input), filename: 'input.json', contentType: 'application/json' },
+    {
+      name: 'evidence-file',
+      value: request.response.document.pdf,
+      filename: name,
+      contentType: 'application/pdf',
+    },
+  ];
 }
 
 /** Whether the dispute's evidence already holds this document (its name is this submission's own). */

@@ -114,8 +114,8 @@ export class StripeApi {
   }
 
   /**
-   * Uploads the response document (docs.stripe.com/file-upload). The body is encoded once, so a repeat
-   * of the call sends the same bytes under the same idempotency key.
+   * Uploads the response document (docs.stripe.com/file-upload), the same bytes under the same key on
+   * every attempt (multipart.ts).
    */
   async uploadEvidenceFile(file: {
     pdf: Buffer;
@@ -123,19 +123,15 @@ export class StripeApi {
     idempotencyKey: string;
     account: string | null;
   }): Promise<string> {
-    const form = new FormData();
-    form.set('purpose', 'dispute_evidence');
-    form.set('file', new Blob([new Uint8Array(file.pdf)], { type: 'application/pdf' }), file.filename);
-    const encoded = new Request(this.#filesUrl, { method: 'POST', body: form });
     const uploaded = await this.#keyed(
       {
         method: 'POST',
         path: this.#filesUrl,
-        body: Buffer.from(await encoded.arrayBuffer()),
-        headers: {
-          'content-type': encoded.headers.get('content-type') ?? 'multipart/form-data',
-          ...onBehalfOf(file.account),
-        },
+        multipart: [
+          { name: 'purpose', value: 'dispute_evidence' },
+          { name: 'file', value: file.pdf, filename: file.filename, contentType: 'application/pdf' },
+        ],
+        headers: onBehalfOf(file.account),
       },
       file.idempotencyKey,
       uploadedFile,
