@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import type { Job, QueueEvents } from 'bullmq';
 
 /**
@@ -7,14 +8,16 @@ import type { Job, QueueEvents } from 'bullmq';
  * of a leak (MaxListenersExceededWarning). This wait listens only to its own job's events.
  */
 export async function finishedWithin(events: QueueEvents, job: Job, ms: number): Promise<void> {
+  // BullMQ emits each job's events under `<event>:<job id>` too; its typings list only the plain names.
+  const emitter: EventEmitter = events;
   const completed = `completed:${job.id}`;
   const failed = `failed:${job.id}`;
   let finish = () => {};
   const finished = new Promise<void>((resolve) => {
     finish = resolve;
   });
-  events.on(completed, finish);
-  events.on(failed, finish);
+  emitter.on(completed, finish);
+  emitter.on(failed, finish);
   const timer = setTimeout(finish, ms);
   try {
     // Listening first, then looking: a job that finished before the listeners were added is seen here.
@@ -23,7 +26,7 @@ export async function finishedWithin(events: QueueEvents, job: Job, ms: number):
     if (state !== 'completed' && state !== 'failed') await finished;
   } finally {
     clearTimeout(timer);
-    events.off(completed, finish);
-    events.off(failed, finish);
+    emitter.off(completed, finish);
+    emitter.off(failed, finish);
   }
 }
