@@ -1,0 +1,75 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/api/app.js';
+import { createLogger } from '../../src/logger.js';
+import { connectRedis } from '../../src/redis.js';
+import { readinessOf } from '../../src/services/readiness.js';
+import { startTestApi, type TestApi } from '../helpers/api.js';
+
+/**
+ * The level of each request's log line says whose problem its answer is: the client's (info), a
+ * dependency's (warn, and for readiness once per change rather than once per probe), or this process's
+ * (error).
+ */
+let api: TestApi;
+let server: Server;
+let port: number;
+let lines: Record<string, unknown>[] = [];
+// A real Redis client whose Redis is away: nothing listens on port 1.
+const awayRedis = connectRedis('redis://127.0.0.1:1', createLogger('silent'));
+
+beforeAll(async () => {
+  api = await startTestApi({ workers: [] });
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  const app = createApp({
+    ...api.deps,
+    logger: createLogger('info', sink),
+    trustProxy: true,
+    readiness: readinessOf({ db: api.db.db, redis: awayRedis }),
+  });
+  server = createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(async () => {
+  awayRedis.disconnect();
+  await new Promise((resolve) => server.close(resolve));
+  await api.close();
+});
+
+const get = (path: string) =>
+  fetch(`http://127.0.0.1:${port}${path}`, { headers: { 'x-forwarded-proto': 'https' } });
+const levels = { info: 30, warn: 40, error: 50 };
+
+describe('the request log', () => {
+  it('a failing /readyz warns once that a dependency is away, and logs each probe at info', async () => {
+    lines = [];
+    for (let probe = 0; probe < 3; probe++) expect((await get('/readyz')).status).toBe(503);
+
+    expect(lines.map(({ level, msg }) => ({ level, msg }))).toEqual([
+      { level: levels.warn, msg: 'not ready: a dependency is unavailable' },
+      { level: levels.info, msg: 'request completed' },
+      { level: levels.info, msg: 'request completed' },
+      { level: levels.info, msg: 'request completed' },
+    ]);
+    expect(lines[0]).toMatchObject({ checks: { postgres: 'ok', redis: 'Redis: unavailable' } });
+    expect(lines[1]).toMatchObject({ path: '/readyz', status: 503 });
+  });
+
+  it("a client's mistake (404, 401) is logged at info", async () => {
+    lines = [];
+    expect((await get('/v1/nowhere')).status).toBe(401);
+    expect((await get('/nowhere')).status).toBe(404);
+    expect(lines.map(({ level, msg, status }) => ({ level, msg, status }))).toEqual([
+      { level: levels.info, msg: 'request completed', status: 401 },
+      { level: levels.info, msg: 'request completed', status: 404 },
+    ]);
+  });
+});
