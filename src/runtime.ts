@@ -34,7 +34,9 @@ export function secretsFor(
 
 export async function openRuntime(config: Config, logger: Logger): Promise<Runtime> {
   configureRenderThreads(config.RENDER_THREADS);
-  if (!config.PUBLIC_URL) {
+  // Only webhook deliveries build links without a request to take the origin from (API answers use the
+  // request's host): said once, by each process that delivers them, not by every worker.
+  if (!config.PUBLIC_URL && config.WORKERS.includes('webhook')) {
     logger.warn(
       { localOrigin: `https://localhost:${config.PORT}` },
       'PUBLIC_URL is unset: response_url links in webhooks point at this machine; set it when clients reach the service elsewhere',
