@@ -18,10 +18,16 @@ export const redactedPaths = [
 ];
 
 /**
- * The request a piece of work belongs to. The HTTP layer opens it per request; every log line written
- * inside it, by any module, carries the request id, so one grep finds all a request did.
+ * The request or submission a piece of work belongs to. The HTTP layer opens it per request, a submission
+ * run per submission; every log line written inside it, by any module (a processor call's guard, say),
+ * carries the ids, so one grep finds all a request or a submission did.
  */
-export const logContext = new AsyncLocalStorage<{ requestId: string }>();
+export const logContext = new AsyncLocalStorage<{ requestId?: string; submissionId?: string }>();
+
+/** Runs `work` with `ids` added to the log context it is in. */
+export function withLogContext<T>(ids: { submissionId: string }, work: () => T): T {
+  return logContext.run({ ...logContext.getStore(), ...ids }, work);
+}
 
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
   return pino(
@@ -31,7 +37,10 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
       base: { service: 'rebuttal' },
       mixin: () => {
         const context = logContext.getStore();
-        return context ? { request_id: context.requestId } : {};
+        return {
+          ...(context?.requestId && { request_id: context.requestId }),
+          ...(context?.submissionId && { submission_id: context.submissionId }),
+        };
       },
     },
     destination ?? process.stdout,

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import { RateLimiter } from '../services/rate-limit.js';
+import { loggedPath } from './call-path.js';
 import type { CallGuard } from './http.js';
 import { ProcessorError } from './types.js';
 
@@ -144,10 +145,12 @@ export class AccountGuards {
       }
     };
     return {
-      admit: async () => {
+      admit: async (call) => {
+        // Which call was held back; the submission it served, if any, comes from the log context.
+        const held = { method: call.method, path: loggedPath(call.path) };
         const [allowed = 1, waitMs = 0, failures = 0] = await breaker('admit');
         if (!allowed) {
-          log.warn({ failures, retryInMs: waitMs }, 'circuit open: processor call not sent');
+          log.warn({ ...held, failures, retryInMs: waitMs }, 'circuit open: processor call not sent');
           throw new ProcessorError(
             processor,
             `Circuit open for this account after ${failures} failed calls in a row; not sent. Next try in ${Math.ceil(waitMs / 1000)} s.`,
@@ -160,7 +163,7 @@ export class AccountGuards {
           if (decision.allowed) return;
           const waitMs = decision.retryAfterSeconds * 1000;
           if (Date.now() + waitMs > deadline) {
-            log.warn({ perSecond }, 'rate limit: processor call not sent');
+            log.warn({ ...held, perSecond }, 'rate limit: processor call not sent');
             throw new ProcessorError(
               processor,
               `Rate limit of ${perSecond} calls a second for this account reached; not sent.`,

@@ -1,6 +1,7 @@
 import { type Got, got, HTTPError, type OptionsOfTextResponseBody, RequestError } from 'got';
 import type { z } from 'zod';
 import type { Logger } from '../logger.js';
+import { loggedPath } from './call-path.js';
 import { encodeMultipart, type FormPart } from './multipart.js';
 import { ProcessorError } from './types.js';
 
@@ -26,7 +27,7 @@ const excerptLength = 300;
 /** What the rate limit and the circuit breaker of one account decide (guard.ts). */
 export interface CallGuard {
   /** Waits for the account's rate limit; throws a transient ProcessorError when the circuit is open. */
-  admit(): Promise<void>;
+  admit(call: Pick<HttpCall, 'method' | 'path'>): Promise<void>;
   /** How the call went: `failure` only for the processor being away (no answer, 5xx). */
   record(outcome: 'success' | 'failure'): Promise<void>;
 }
@@ -92,7 +93,7 @@ export class ProcessorHttp {
   /** Sends one call; a 2xx (or a status in `answers`) is returned, anything else thrown as a ProcessorError. */
   async send(call: HttpCall): Promise<HttpAnswer> {
     const { guard, logger, processor } = this.#options;
-    await guard?.admit();
+    await guard?.admit(call);
     const started = performance.now();
     const path = call.path.replace(/^\//, '');
     const absolute = /^https?:\/\//.test(path);
@@ -113,7 +114,7 @@ export class ProcessorHttp {
     const logged = {
       processor,
       method: call.method,
-      path: absolute ? new URL(path).pathname : `/${path.split('?')[0]}`,
+      path: loggedPath(call.path),
     };
     try {
       const response = await this.#got(path, options);

@@ -8,7 +8,7 @@ import { maxPastPayments, type PastPayment } from '../domain/evidence.js';
 import { sendableStates } from '../domain/states.js';
 import { submitProblem } from '../domain/submittable.js';
 import { newId } from '../ids.js';
-import { describeError, type Logger } from '../logger.js';
+import { describeError, type Logger, withLogContext } from '../logger.js';
 import type { AdapterRegistry } from '../processors/registry.js';
 import {
   type DisputeReference,
@@ -236,11 +236,16 @@ export class SubmissionRunner {
   }
 
   /** Calls the processor for an attempt this runner holds, and records what it answered. */
-  async runClaimed(claimed: Claimed, attempt: JobAttempt): Promise<SubmissionResult> {
+  runClaimed(claimed: Claimed, attempt: JobAttempt): Promise<SubmissionResult> {
+    // Every line of the run, those of the processor calls' guard included, carries `submission_id`.
+    return withLogContext({ submissionId: claimed.submission.id }, () => this.#runClaimed(claimed, attempt));
+  }
+
+  async #runClaimed(claimed: Claimed, attempt: JobAttempt): Promise<SubmissionResult> {
     const { submission, dispute } = claimed;
     const { db, logger, leaseMs } = this.#deps;
     const adapter = this.#deps.adapters.forDispute(dispute);
-    const log = logger.child({ submission: submission.id, dispute: dispute.id, adapter: adapter.name });
+    const log = logger.child({ dispute: dispute.id, adapter: adapter.name });
     if (!sendable.has(dispute.state)) {
       // The processor decided it meanwhile (mirrored as won, lost, closed): nothing is sent, and the
       // attempt ends on the record without touching the dispute.
