@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { boardPath } from '../admin/board.js';
+import { boundingDatabaseWaits, requestDatabaseWaitMs } from '../db/bounded.js';
 import { documentPath } from '../documents/links.js';
 import { ApiError } from '../domain/errors.js';
 import { metricsPath, type ServiceMetrics } from '../metrics/endpoint.js';
@@ -120,6 +121,12 @@ export function createApp(
     .route(readyPath)
     .get(readyz(deps))
     .all(methodNotAllowed(['GET']));
+
+  // From here on (not the probes: /readyz has its own bound), a request waits at most this long on each
+  // answer from Postgres, and answers 503 unavailable rather than hang while Postgres is away.
+  app.use((_req: Request, _res: Response, next: NextFunction) =>
+    boundingDatabaseWaits(requestDatabaseWaitMs, next),
+  );
 
   // Before the API's key check: a signed document link is its own credential.
   app

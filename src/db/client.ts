@@ -2,6 +2,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import type { Config } from '../config.js';
+import { boundedClient } from './bounded.js';
 import * as schema from './schema/index.js';
 
 /**
@@ -47,9 +48,16 @@ export function connectDatabase(url: string, options: { max?: number } = {}): Se
   const sql = postgres(url, {
     max: options.max ?? 10,
     onnotice: () => {},
+    // A server that is down or takes connections without answering fails an attempt in 2 s, not 30.
+    connect_timeout: 2,
+    // After failures postgres-js waits out a growing backoff (up to 20 s) before a connection tries again,
+    // with queries queued behind it: capped at 1 s, so an outage fails requests quickly and a server that
+    // is back is used within a second.
+    backoff: (retries: number) => Math.min(3 ** retries / 100, 1) * (0.5 + Math.random() / 2),
     // Dates come back as Date; bigint columns are read as numbers by drizzle's mode setting.
   });
-  const db = drizzle(sql, drizzleSettings);
+  // API requests bound their waits on it (db/bounded.ts); the raw client stays unbounded.
+  const db = drizzle(boundedClient(sql), drizzleSettings);
   return {
     db,
     sql,

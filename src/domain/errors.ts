@@ -28,7 +28,10 @@ export const errorStatus = {
   rate_limited: 429,
   processor_error: 502,
   server_error: 500,
-  /** Decided with issue 5: a processor's push for a paused account, to be sent again later. */
+  /**
+   * Decided with issue 5: a processor's push for a paused account, to be sent again later. Issue 13: any
+   * request while Postgres is unreachable or does not answer (`databaseUnavailable`).
+   */
   unavailable: 503,
 } as const satisfies Record<string, number>;
 
@@ -45,6 +48,8 @@ export const evidenceErrors = {
 export class ApiError extends Error {
   readonly type: ErrorType;
   readonly status: number;
+  /** Sent as `Retry-After` (seconds). */
+  retryAfterSeconds: number | undefined;
 
   /** `status` overrides the catalogue only where the contract gives one type two statuses (template_not_found). */
   constructor(type: ErrorType, message: string, status?: number) {
@@ -53,6 +58,24 @@ export class ApiError extends Error {
     this.type = type;
     this.status = status ?? errorStatus[type];
   }
+}
+
+/** Seconds a client waits before trying again while Postgres is away: a restart takes a few. */
+const databaseRetrySeconds = 2;
+
+/**
+ * Postgres unreachable or silent (db/unavailable.ts). A request that writes may have been applied even
+ * so (the connection can die after COMMIT was sent), so its message says the outcome is not known.
+ */
+export function databaseUnavailable(writes: boolean): ApiError {
+  const error = new ApiError(
+    'unavailable',
+    writes
+      ? 'The service cannot reach its database right now, so whether this request took effect is not known; retrieve the object before sending it again.'
+      : 'The service cannot reach its database right now; try again shortly.',
+  );
+  error.retryAfterSeconds = databaseRetrySeconds;
+  return error;
 }
 
 export const notFound = {

@@ -9,6 +9,7 @@ import { createApp } from '../../src/api/app.js';
 import { answerClientErrors } from '../../src/api/client-errors.js';
 import type { AppDeps } from '../../src/api/endpoint.js';
 import { type Config, loadConfig } from '../../src/config.js';
+import { connectDatabase } from '../../src/db/client.js';
 import { openQueues, type Queues } from '../../src/jobs/catalog.js';
 import type { QueueName } from '../../src/jobs/names.js';
 import { createQueueRefreshDispatcher } from '../../src/jobs/refresh-dispatcher.js';
@@ -79,6 +80,11 @@ export interface TestApiOptions {
   /** Settings over the test defaults (as environment variables, the way an operator sets them). */
   env?: Record<string, string>;
   mock?: MockAdapter;
+  /**
+   * Where the service reaches its database, from the test database's URL (a proxy in front of it); the
+   * test's own helpers (`db`) keep the direct connection.
+   */
+  databaseUrl?: (url: string) => string;
 }
 
 /**
@@ -88,10 +94,12 @@ export interface TestApiOptions {
  */
 export async function startTestApi(options: TestApiOptions = {}): Promise<TestApi> {
   const db = await createTestDatabase();
+  const servedUrl = options.databaseUrl?.(db.url) ?? db.url;
+  const served = servedUrl === db.url ? db : connectDatabase(servedUrl, { max: 5 });
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const prefix = testRedisPrefix();
   const config = loadConfig({
-    DATABASE_URL: db.url,
+    DATABASE_URL: servedUrl,
     REDIS_URL: redisUrl,
     QUEUE_PREFIX: prefix,
     APP_SECRET: 'test-app-secret-of-at-least-32-characters',
@@ -102,7 +110,7 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     SHUTDOWN_GRACE_SECONDS: '5',
     ...options.env,
   });
-  const keys = new KeyResolver(db, 30_000);
+  const keys = new KeyResolver(served, 30_000);
   await keys.listen();
   const mock = options.mock ?? new MockAdapter();
   const redis = connectRedis(config.REDIS_URL, logger);
@@ -113,8 +121,8 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
   const queues = openQueues({ redisUrl: config.REDIS_URL, prefix });
   await queues.events('submission').waitUntilReady();
   const engine: EngineDeps = {
-    db: db.db,
-    listen: db.listen,
+    db: served.db,
+    listen: served.listen,
     queues,
     adapters,
     ...secretsFor(config.APP_SECRET ?? '', config),
@@ -123,15 +131,15 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
   };
   const workers = await startWorkers(engine, options.workers ?? config.WORKERS);
   const deps: AppDeps = {
-    db: db.db,
+    db: served.db,
     keys,
     // A generous limit, so no test but the rate-limit tests meets it; a key prefix of this file's own.
     rateLimiter: new RateLimiter(redis, prefix, 10_000, logger),
     adapters,
-    submitter: createQueueSubmitter({ db: db.db, queues, logger, waitMs: config.SUBMIT_WAIT_MS }),
+    submitter: createQueueSubmitter({ db: served.db, queues, logger, waitMs: config.SUBMIT_WAIT_MS }),
     removals: createQueueRemovalDispatcher({ queues, logger }),
     refresher: createQueueRefreshDispatcher({ queues }),
-    readiness: readinessOf({ db: db.db, redis }),
+    readiness: readinessOf({ db: served.db, redis }),
     disputeObjects: new DisputeObjectCache(),
     logger,
     trustProxy: false,
@@ -168,6 +176,7 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
       await queues.close();
       redis.disconnect();
       await dropKeys(config.REDIS_URL, prefix);
+      if (served !== db) await served.close();
       await db.drop();
     },
   };

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
-import { ApiError } from '../../domain/errors.js';
+import { isDatabaseUnavailable } from '../../db/unavailable.js';
+import { ApiError, databaseUnavailable } from '../../domain/errors.js';
 import { describeError, type Logger } from '../../logger.js';
 import { requestIdOf } from './request-log.js';
 
@@ -9,7 +10,9 @@ export function errorBody(url: string | null, livemode: boolean, error: ApiError
 }
 
 export function sendError(req: Request, res: Response, error: ApiError): void {
-  if (error.type === 'rate_limited' && !res.getHeader('Retry-After')) res.setHeader('Retry-After', '1');
+  const retryAfter = error.retryAfterSeconds ?? (error.type === 'rate_limited' ? 1 : undefined);
+  if (retryAfter !== undefined && !res.getHeader('Retry-After'))
+    res.setHeader('Retry-After', String(retryAfter));
   const url = req.originalUrl.split('?')[0] ?? null;
   res.status(error.status).json(errorBody(url, res.locals.principal?.livemode ?? false, error));
 }
@@ -22,17 +25,22 @@ export function unknownRoute(req: Request, _res: Response, next: NextFunction): 
 
 /**
  * Turns anything thrown into the JSON error body. Body-parser and routing errors carry an HTTP status and
- * become the contract's types; anything else is a bug: logged with the request id, answered without
- * internals.
+ * become the contract's types; Postgres away (db/unavailable.ts) is 503 unavailable, not a bug; anything
+ * else is a bug: logged with the request id, answered without internals.
  */
 export function handleErrors(logger: Logger) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
-    sendError(req, res, toApiError(error, res, logger));
+    sendError(req, res, toApiError(error, req, res, logger));
   };
 }
 
-function toApiError(error: unknown, res: Response, logger: Logger): ApiError {
+function toApiError(error: unknown, req: Request, res: Response, logger: Logger): ApiError {
   if (error instanceof ApiError) return error;
+  if (isDatabaseUnavailable(error)) {
+    // An outage, not a bug: a warning per request, the request log line beside it says 503.
+    logger.warn({ err: describeError(error) }, 'Postgres unavailable: answered 503 unavailable');
+    return databaseUnavailable(!['GET', 'HEAD'].includes(req.method));
+  }
   const status =
     typeof error === 'object' && error !== null ? (error as { status?: unknown }).status : undefined;
   if (typeof status === 'number' && status >= 400 && status < 500) {

@@ -1,0 +1,47 @@
+/**
+ * Postgres could not be reached, or did not answer in time, while a request waited on it (db/bounded.ts
+ * raises it). The API answers it with 503 `unavailable`, never 500: nothing is wrong with the request.
+ * What the database did with it is not known (the connection may have died after COMMIT was sent), so
+ * nothing that reports it may claim that nothing was written.
+ */
+export class DatabaseUnavailable extends Error {
+  override readonly name = 'DatabaseUnavailable';
+}
+
+/** Socket failures, and postgres-js's own: a connection that could not be made or was lost. */
+const connectionCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'CONNECT_TIMEOUT',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+]);
+
+/**
+ * SQLSTATEs of a server that is going or not there yet: admin_shutdown (a restart), crash_shutdown,
+ * cannot_connect_now (starting up), too_many_connections; class 08 is connection exceptions.
+ */
+const unavailableStates = new Set(['57P01', '57P02', '57P03', '53300']);
+
+/** Whether a driver error says the database is away rather than that the statement was wrong. */
+export function isConnectionFailure(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  if (typeof code !== 'string') return false;
+  return connectionCodes.has(code) || unavailableStates.has(code) || /^08[0-9A-Z]{3}$/.test(code);
+}
+
+/** Whether `error`, or what it wraps (drizzle wraps a driver's error as its cause), is a DatabaseUnavailable. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let depth = 0; depth < 5 && error instanceof Error; depth++) {
+    if (error instanceof DatabaseUnavailable) return true;
+    error = error.cause;
+  }
+  return false;
+}
