@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Logger } from '../logger.js';
 import { loggedPath } from './call-path.js';
 import { encodeMultipart, type FormPart } from './multipart.js';
+import { refusalText } from './refusal-text.js';
 import { ProcessorError } from './types.js';
 
 /**
@@ -121,9 +122,7 @@ export class ProcessorHttp {
       // got takes 3xx as an answer when redirects are not followed; a processor's API never redirects a
       // call that worked (a proxy, a login page, an http base URL sent to https may): a refusal.
       if (response.statusCode >= 300 && !call.answers?.includes(response.statusCode)) {
-        throw errorFromAnswer(processor, response, `The processor answered ${response.statusCode}.`, {
-          excerpt: this.excerpt(response.body),
-        });
+        throw this.refusal({ status: response.statusCode, headers: response.headers, body: response.body });
       }
       await guard?.record('success');
       logger?.debug({ ...logged, status: response.statusCode, ms: elapsed(started) }, 'processor call');
@@ -184,18 +183,34 @@ export class ProcessorHttp {
 
   /** The start of an answer, with the account's credentials cut out (before cutting, so none is halved). */
   excerpt(body: string): string {
+    return this.#redacted(body).slice(0, excerptLength);
+  }
+
+  /**
+   * The error for an answer that is not a success: its status, what the processor said where its answer
+   * says it, and the start of the answer.
+   */
+  refusal(answer: HttpAnswer): ProcessorError {
+    const said = refusalText(this.#redacted(answer.body));
+    const message = said
+      ? `The processor answered ${answer.status}: ${said}`
+      : `The processor answered ${answer.status}.`;
+    return errorFromAnswer(this.processor, { statusCode: answer.status, headers: answer.headers }, message, {
+      excerpt: this.excerpt(answer.body),
+    });
+  }
+
+  #redacted(body: string): string {
     let text = body;
     for (const secret of this.#options.secrets ?? []) text = text.split(secret).join('[redacted]');
-    return text.slice(0, excerptLength);
+    return text;
   }
 
   #errorFrom(thrown: unknown): ProcessorError {
     const { processor } = this.#options;
     if (thrown instanceof HTTPError) {
       const { statusCode, headers, body } = thrown.response;
-      return errorFromAnswer(processor, { statusCode, headers }, `The processor answered ${statusCode}.`, {
-        excerpt: this.excerpt(String(body ?? '')),
-      });
+      return this.refusal({ status: statusCode, headers, body: String(body ?? '') });
     }
     return errorFromFailure(processor, thrown);
   }

@@ -18,8 +18,11 @@ import {
  * - `Stripe-Account` selects a connected account's own objects (Connect direct charges);
  * - lists newest first, paged with `starting_after` / `ending_before` and `limit` (1-100), `has_more`;
  * - every change to a dispute records a `charge.dispute.*` event;
- * - `Idempotency-Key` on POSTs: a repeat with the same parameters replays the saved answer
- *   (`Idempotent-Replayed: true`), with other parameters it is refused (400 idempotency_error);
+ * - `Idempotency-Key` on POSTs: a repeat of the same request replays the saved answer
+ *   (`Idempotent-Replayed: true`), another request under the key is refused (400 idempotency_error).
+ *   Stripe compares parameters; by default the fake is stricter, as any processor may be, and compares
+ *   the bytes (a multipart boundary included): `idempotency: 'parameters'` relaxes it;
+ * - files: upload, list (`purpose`, `created[gte]`, newest first), retrieve, and their contents;
  * - evidence is refused once a dispute no longer awaits a response; `submit` (default true) sends it on
  *   and moves the dispute to (warning_)under_review; close makes it lost (warning_closed);
  * - errors in Stripe's shape: `{ error: { type, code?, message, param? } }`.
@@ -44,6 +47,8 @@ export interface StripeFakeOptions {
   /** A restricted key with dispute-level access only (read-only accounts). */
   restrictedKey?: string;
   webhookSecret?: string;
+  /** What a repeated idempotency key is compared on. Default 'bytes'. */
+  idempotency?: 'bytes' | 'parameters';
 }
 
 type Status =
@@ -172,12 +177,14 @@ export class StripeFake implements ContractFake {
   /** Runs before each request is handled: a test's way to change the account between two calls. */
   beforeHandling: ((request: FakeRequest) => void) | undefined;
   readonly #accounts = new Map<string, Account>();
+  readonly #idempotency: 'bytes' | 'parameters';
   #sequence = 0;
 
   constructor(options: StripeFakeOptions = {}) {
     this.secretKey = options.secretKey ?? stripeFakeKeys.secretKey;
     this.restrictedKey = options.restrictedKey ?? stripeFakeKeys.restrictedKey;
     this.webhookSecret = options.webhookSecret ?? stripeFakeKeys.webhookSecret;
+    this.#idempotency = options.idempotency ?? 'bytes';
     this.server = new FakeServer((request) => this.#handle(request), errorShape);
   }
 
@@ -269,6 +276,15 @@ export class StripeFake implements ContractFake {
 
   submissionCount(id: string): number {
     return this.#find(id).dispute.submissions;
+  }
+
+  /** How many files of this name the accounts hold. */
+  filesNamed(filename: string): number {
+    let count = 0;
+    for (const account of this.#accounts.values()) {
+      for (const file of account.files.values()) if (file.json.filename === filename) count += 1;
+    }
+    return count;
   }
 
   submitted(id: string): { text: string; files: Buffer[] } | undefined {
@@ -458,7 +474,7 @@ export class StripeFake implements ContractFake {
     }
     const idempotencyKey = request.method === 'POST' ? headerOf(request, 'idempotency-key') : undefined;
     if (idempotencyKey === undefined) return this.#route(account, request);
-    const fingerprint = fingerprintOf(request);
+    const fingerprint = this.#idempotency === 'bytes' ? bytesFingerprintOf(request) : fingerprintOf(request);
     const saved = account.idempotency.get(idempotencyKey);
     if (saved && saved.fingerprint !== fingerprint) {
       return stripeError(400, {
@@ -478,6 +494,15 @@ export class StripeFake implements ContractFake {
     if (method === 'GET' && path === '/v1/disputes') return this.#listDisputes(account, request);
     if (method === 'GET' && path === '/v1/events') return this.#listEvents(account, request);
     if (method === 'POST' && path === '/v1/files') return this.#upload(account, request);
+    if (method === 'GET' && path === '/v1/files') return this.#listFiles(account, request);
+    if (collection === 'files' && id && method === 'GET') {
+      const file = account.files.get(id);
+      if (!file) return missing('file', id);
+      if (!action) return jsonReply(200, file.json);
+      if (action === 'contents') {
+        return { status: 200, headers: { 'content-type': 'application/pdf' }, body: file.data };
+      }
+    }
     if (method === 'GET' && path === '/v1/charges/search') return this.#searchCharges(account, request);
     if (collection === 'disputes' && id && !action) {
       if (method === 'GET') return this.#retrieveDispute(account, id, request);
@@ -656,6 +681,22 @@ export class StripeFake implements ContractFake {
     return jsonReply(200, json);
   }
 
+  #listFiles(account: Account, request: FakeRequest): FakeReply {
+    const purpose = request.query.get('purpose');
+    const from = Number(request.query.get('created[gte]') ?? 0);
+    const files = [...account.files.values()]
+      .filter(({ json }) => (purpose === null || json.purpose === purpose) && Number(json.created) >= from)
+      .reverse();
+    const paged = page(
+      newestFirstOf(files, (file) => String(file.json.id)),
+      request,
+      'file',
+    );
+    if ('status' in paged) return paged;
+    const data = paged.items.map((file) => file.json);
+    return jsonReply(200, { object: 'list', url: '/v1/files', has_more: paged.hasMore, data });
+  }
+
   /** The few clauses of Stripe's search query language a dispute tool needs (docs.stripe.com/search). */
   #searchCharges(account: Account, request: FakeRequest): FakeReply {
     const query = request.query.get('query') ?? '';
@@ -767,6 +808,14 @@ function fingerprintOf(request: FakeRequest): string {
     hash.update(JSON.stringify(params));
   }
   return hash.digest('hex');
+}
+
+/** What a strict processor compares a repeated idempotency key on: the request's every byte. */
+function bytesFingerprintOf(request: FakeRequest): string {
+  return createHash('sha256')
+    .update(`${request.method} ${request.path}\n${request.headers['content-type'] ?? ''}\n`)
+    .update(request.body)
+    .digest('hex');
 }
 
 function fileTypeOf(data: Buffer): string | undefined {

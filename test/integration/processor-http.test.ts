@@ -104,7 +104,7 @@ describe('the HTTP layer', () => {
     expect(error).toMatchObject({ retryable: false, status: 401 });
     expect(error.excerpt).toBe('{"error":{"message":"Invalid API Key provided: [redacted]"}}');
     expect(error.reason).toBe(
-      'example 401 (permanent): The processor answered 401. Answer: {"error":{"message":"Invalid API Key provided: [redacted]"}}',
+      'example 401 (permanent): The processor answered 401: Invalid API Key provided: [redacted] Answer: {"error":{"message":"Invalid API Key provided: [redacted]"}}',
     );
     answer = () => jsonReply(200, { ok: true });
   });

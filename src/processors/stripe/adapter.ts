@@ -18,7 +18,7 @@ import {
   type SubmitEvidenceRequest,
   type SubmitEvidenceResult,
 } from '../types.js';
-import { StripeApi } from './api.js';
+import { IdempotencyConflict, StripeApi } from './api.js';
 import { evidenceForm, submissionMarker } from './evidence.js';
 import { listChanges } from './listing.js';
 import { awaitingResponse, normalizeDispute, type StripeCharge, type StripeDispute } from './mapping.js';
@@ -119,15 +119,43 @@ export class StripeAdapter implements ProcessorAdapter {
     }
     // The document and the update are the steps of one submission: each key is the submission's own, so
     // a retry reuses the file uploaded before and replays an update that went through.
-    const fileId = await api.uploadEvidenceFile({
-      pdf: response.document.pdf,
-      filename: response.document.filename,
-      idempotencyKey: `${idempotencyKey}-file`,
-      account: dispute.accountId,
-    });
+    const fileId = await this.#upload(api, request);
     const form = evidenceForm(response.evidence, fileId, idempotencyKey);
-    const updated = await api.updateDispute(dispute.id, form, idempotencyKey, dispute.accountId);
-    return { reference: fileOf(updated) ?? fileId };
+    try {
+      const updated = await api.updateDispute(dispute.id, form, idempotencyKey, dispute.accountId);
+      return { reference: fileOf(updated) ?? fileId };
+    } catch (error) {
+      if (!(error instanceof IdempotencyConflict)) throw error;
+      // The key went with another update first: what the dispute holds now says whether it was ours.
+      const now = await api.retrieveDispute(dispute.id, dispute.accountId, { withCharge: false });
+      if (now?.metadata?.[submissionMarker] === idempotencyKey) return { reference: fileOf(now) ?? fileId };
+      throw error;
+    }
+  }
+
+  /**
+   * Uploads the document under the submission's file key. Its name carries the key, so when Stripe
+   * refuses the key as first used by another request (the same document encoded otherwise, as another
+   * version of this service may have), the file that request made is found by its name and size and
+   * used; a file of another document under the key is not, and the refusal stands.
+   */
+  async #upload(api: StripeApi, { dispute, response, idempotencyKey }: SubmitEvidenceRequest) {
+    const file = {
+      filename: `${response.document.filename.replace(/\.pdf$/i, '')}-${idempotencyKey}.pdf`,
+      account: dispute.accountId,
+    };
+    try {
+      return await api.uploadEvidenceFile({
+        ...file,
+        pdf: response.document.pdf,
+        idempotencyKey: `${idempotencyKey}-file`,
+      });
+    } catch (error) {
+      if (!(error instanceof IdempotencyConflict)) throw error;
+      const found = await api.findEvidenceFile({ ...file, size: response.document.pdf.length });
+      if (found) return found;
+      throw error;
+    }
   }
 
   /** Closes the dispute: Stripe records it lost (docs.stripe.com/api/disputes/close). */

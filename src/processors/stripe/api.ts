@@ -39,6 +39,22 @@ const disputeList = stripeList(stripeDispute);
 const eventList = stripeList(stripeEvent);
 const chargeSearch = stripeSearch(stripeCharge);
 const uploadedFile = z.object({ id: z.string().min(1), object: z.literal('file') });
+const fileList = stripeList(
+  z.object({ id: z.string().min(1), filename: z.string().nullish(), size: z.number().int() }),
+);
+const stripeRefusal = z.object({ error: z.object({ type: z.string().optional() }) });
+
+/** Stripe keeps idempotency keys 24 hours (docs.stripe.com/api/idempotent_requests); an hour's slack. */
+const keyLifetimeSeconds = 25 * 3600;
+/** How many pages of recent files a search for an upload reads at most. */
+const fileSearchPages = 10;
+
+/**
+ * Stripe refused a keyed request because the key was first used with another request (400
+ * `idempotency_error`): the first request's outcome stands. The caller reads what it was rather than
+ * take the refusal as the answer (docs/architecture.md, "Submissions").
+ */
+export class IdempotencyConflict extends ProcessorError {}
 
 export interface EventQuery {
   limit: number;
@@ -139,6 +155,37 @@ export class StripeApi {
     return uploaded.id;
   }
 
+  /**
+   * The evidence file an earlier request under a conflicting key uploaded: the file of this name and size
+   * among the account's dispute evidence files of the keys' lifetime, newest first; null when none is.
+   */
+  async findEvidenceFile(file: { filename: string; size: number; account: string | null }) {
+    const since = Math.floor(Date.now() / 1000) - keyLifetimeSeconds;
+    let startingAfter: string | undefined;
+    for (let pages = 0; pages < fileSearchPages; pages++) {
+      const page = await this.#http.json(
+        {
+          method: 'GET',
+          path: this.#filesUrl,
+          searchParams: {
+            purpose: 'dispute_evidence',
+            'created[gte]': since,
+            limit: 100,
+            starting_after: startingAfter,
+          },
+          headers: onBehalfOf(file.account),
+          idempotent: true,
+        },
+        fileList,
+      );
+      const found = page.data.find((each) => each.filename === file.filename && each.size === file.size);
+      if (found) return found.id;
+      if (!page.has_more || page.data.length === 0) return null;
+      startingAfter = page.data.at(-1)?.id;
+    }
+    return null;
+  }
+
   /** Updates a dispute: evidence, metadata, submit (docs.stripe.com/api/disputes/update). */
   updateDispute(id: string, form: Record<string, string>, idempotencyKey: string, account: string | null) {
     return this.#keyed(
@@ -196,7 +243,7 @@ export class StripeApi {
   /**
    * A write under Stripe's idempotency key (docs.stripe.com/api/idempotent_requests): a repeat gets the
    * first answer again. A 409 means a request with the same key is still running at Stripe: worth
-   * sending again shortly, unlike other refusals.
+   * sending again shortly, unlike other refusals. A 400 `idempotency_error` is an IdempotencyConflict.
    */
   async #keyed<Schema extends z.ZodType>(
     call: HttpCall,
@@ -206,8 +253,17 @@ export class StripeApi {
     const answer = await this.#http.send({
       ...call,
       headers: { ...call.headers, 'idempotency-key': idempotencyKey },
-      answers: [409],
+      answers: [400, 409],
     });
+    if (answer.status === 400) {
+      const refusal = this.#http.refusal(answer);
+      if (!isIdempotencyError(answer.body)) throw refusal;
+      throw new IdempotencyConflict('stripe', refusal.message, {
+        retryable: false,
+        status: 400,
+        ...(refusal.excerpt === undefined ? {} : { excerpt: refusal.excerpt }),
+      });
+    }
     if (answer.status === 409) {
       throw new ProcessorError(
         'stripe',
@@ -229,3 +285,11 @@ export class StripeApi {
  */
 const onBehalfOf = (account: string | null): Record<string, string> =>
   account ? { 'stripe-account': account } : {};
+
+function isIdempotencyError(body: string): boolean {
+  try {
+    return stripeRefusal.safeParse(JSON.parse(body)).data?.error.type === 'idempotency_error';
+  } catch {
+    return false;
+  }
+}

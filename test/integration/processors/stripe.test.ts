@@ -89,6 +89,8 @@ describe('stripe adapter against the fake Stripe', () => {
     const base = contractSubmission({ id } as NormalizedDispute, connection(), key);
     return { ...base, dispute: reference(id, accountId) };
   };
+  const updateOf = (id: string) => (request: FakeRequest) =>
+    request.method === 'POST' && request.path === `/v1/disputes/${id}`;
   const failure = async (run: () => Promise<unknown>): Promise<ProcessorError> => {
     try {
       await run();
@@ -371,7 +373,7 @@ describe('stripe adapter against the fake Stripe', () => {
       const parts = multipartParts(upload);
       expect(parts.map((part) => [part.name, part.filename ?? null, part.contentType ?? null])).toEqual([
         ['purpose', null, null],
-        ['file', `response-${id}.pdf`, 'application/pdf'],
+        ['file', `response-${id}-sub_exact0000000000000001.pdf`, 'application/pdf'],
       ]);
       expect(parts[0]?.data.toString()).toBe('dispute_evidence');
       expect(parts[1]?.data.equals(request.response.document.pdf)).toBe(true);
@@ -472,8 +474,98 @@ describe('stripe adapter against the fake Stripe', () => {
       const error = await failure(() => adapter.submitEvidence(reused));
       expect(error.retryable).toBe(false);
       expect(error.status).toBe(400);
+      expect(error.message).toBe(
+        "The processor answered 400: Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than 'sub_reused000000000000001-file' if you meant to execute a different reque…",
+      );
       expect(error.excerpt).toContain('idempotency_error');
       expect(fake.submissionCount(other)).toBe(0);
+    });
+
+    it('a retry after a failed update sends the upload again byte for byte: Stripe replays it', async () => {
+      const [id] = fake.addDisputes(1) as [string];
+      const request = submission(id, 'sub_bytes0000000000000001');
+      fake.server.inject({ kind: 'unavailable', match: updateOf(id) });
+      const first = await requestsDuring(async () => {
+        expect(await failure(() => adapter.submitEvidence(request))).toMatchObject({
+          retryable: true,
+          status: 503,
+        });
+      });
+      const second = await requestsDuring(() => adapter.submitEvidence(request));
+      const uploads = [...first, ...second].filter((call) => call.path === '/v1/files');
+      expect(uploads).toHaveLength(2);
+      const [once, again] = uploads as [FakeRequest, FakeRequest];
+      expect(again.headers['content-type']).toBe(once.headers['content-type']);
+      expect(again.body.equals(once.body)).toBe(true);
+      expect(fake.filesNamed(`response-${id}-sub_bytes0000000000000001.pdf`)).toBe(1);
+      expect(fake.submissionCount(id)).toBe(1);
+    });
+
+    it('an upload refused as another request under its key: the file that request made is used', async () => {
+      const [id] = fake.addDisputes(1) as [string];
+      const request = submission(id, 'sub_encod0000000000000001');
+      const filename = `response-${id}-sub_encod0000000000000001.pdf`;
+      // The same document under the same key, encoded otherwise (another version's random boundary).
+      const form = new FormData();
+      form.set('purpose', 'dispute_evidence');
+      form.set('file', new Blob([new Uint8Array(request.response.document.pdf)]), filename);
+      const earlier = await fetch(`${fake.server.url}/v1/files`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${stripeFakeKeys.secretKey}`,
+          'idempotency-key': 'sub_encod0000000000000001-file',
+        },
+        body: form,
+      });
+      const uploaded = (await earlier.json()) as { id: string };
+      const sent = await requestsDuring(async () => {
+        expect(await adapter.submitEvidence(request)).toEqual({ reference: uploaded.id });
+      });
+      expect(sent.map((call) => `${call.method} ${call.path}`)).toEqual([
+        `GET /v1/disputes/${id}`,
+        'POST /v1/files',
+        'GET /v1/files',
+        `POST /v1/disputes/${id}`,
+      ]);
+      expect(fake.filesNamed(filename)).toBe(1);
+      expect(fake.submissionCount(id)).toBe(1);
+    });
+
+    it('an update refused as another request under its key that submitted this evidence: succeeded', async () => {
+      const [id] = fake.addDisputes(1) as [string];
+      const key = 'sub_upda00000000000000001';
+      const request = submission(id, key);
+      // While the adapter uploads, the same update under the same key reaches Stripe encoded otherwise
+      // (its parameters in another order), as a retry of another version of this service would send it.
+      fake.server.inject({ kind: 'latency', value: 300, match: (call) => call.path === '/v1/files' });
+      const running = adapter.submitEvidence(request);
+      await vi.waitFor(() => expect(fake.server.requests.at(-1)?.path).toBe('/v1/files'));
+      const file = await fetch(`${fake.server.url}/v1/files`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${stripeFakeKeys.secretKey}` },
+        body: (() => {
+          const form = new FormData();
+          form.set('purpose', 'dispute_evidence');
+          form.set('file', new Blob([new Uint8Array(request.response.document.pdf)]), 'other.pdf');
+          return form;
+        })(),
+      }).then((answer) => answer.json() as Promise<{ id: string }>);
+      const other = await fetch(`${fake.server.url}/v1/disputes/${id}`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${stripeFakeKeys.secretKey}`,
+          'idempotency-key': key,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams({
+          submit: 'true',
+          [`metadata[rebuttal_submission]`]: key,
+          'evidence[uncategorized_file]': file.id,
+        }).toString(),
+      });
+      expect(other.status).toBe(200);
+      expect(await running).toEqual({ reference: file.id });
+      expect(fake.submissionCount(id)).toBe(1);
     });
 
     it('refuses a document over 5 MB before sending anything', async () => {
