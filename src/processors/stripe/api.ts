@@ -52,7 +52,7 @@ const fileSearchPages = 10;
 /**
  * Stripe refused a keyed request because the key was first used with another request (400
  * `idempotency_error`): the first request's outcome stands. The caller reads what it was rather than
- * take the refusal as the answer (docs/architecture.md, "Submissions").
+ * take the refusal as the answer (docs/operations.md, "Faults").
  */
 export class IdempotencyConflict extends ProcessorError {}
 
