@@ -45,7 +45,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     const upstream = new Socket();
     pair.upstream = upstream;
     upstream.on('error', () => pair.client.destroy());
-    upstream.on('close', () => pair.client.destroy());
+    // The server's last bytes (a FATAL before it closes) reach the client first: pipe ends it after them.
+    upstream.on('close', () => pair.client.end());
     upstream.connect(target.port, target.host, () => {
       pair.client.pipe(upstream);
       upstream.pipe(pair.client);

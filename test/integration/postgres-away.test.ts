@@ -1,4 +1,8 @@
+import { type SQL, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { boundingDatabaseWaits, requestDatabaseWaitMs } from '../../src/db/bounded.js';
+import { connectDatabase } from '../../src/db/client.js';
+import { isDatabaseUnavailable } from '../../src/db/unavailable.js';
 import { type ApiResponse, startTestApi, type TestApi } from '../helpers/api.js';
 import { type Dispute, newTenant, submittableDispute, type Tenant } from '../helpers/disputes.js';
 import { postgresAdminUrl } from '../helpers/services.js';
@@ -58,8 +62,12 @@ const writeMessage =
   'The service cannot reach its database right now, so whether this request took effect is not known; ' +
   'retrieve the object before sending it again.';
 
-async function expectUnavailable(name: keyof ReturnType<typeof requests>): Promise<void> {
-  const { ms, response } = await timed(name);
+/** Asserts the 503 of API.md section 7 exactly, answered within the bound; `pending` when already sent. */
+async function expectUnavailable(
+  name: keyof ReturnType<typeof requests>,
+  pending = timed(name),
+): Promise<void> {
+  const { ms, response } = await pending;
   const { method, path } = requests()[name];
   expect({
     status: response.status,
@@ -75,6 +83,13 @@ async function expectUnavailable(name: keyof ReturnType<typeof requests>): Promi
     },
   });
   expect(ms).toBeLessThan(boundMs);
+}
+
+/** The driver's code at the bottom of an error's causes. */
+function codeOf(error: unknown): unknown {
+  let inner = error;
+  while (inner instanceof Error && inner.cause) inner = inner.cause;
+  return (inner as { code?: unknown }).code;
 }
 
 async function expectServed(): Promise<void> {
@@ -95,15 +110,10 @@ describe('Postgres away', () => {
 
   it('a connection dropped while its query waits: 503 unavailable at once', async () => {
     await proxy.blackhole();
-    const pending = timed('retrieve');
+    const pending = timed('update');
     await new Promise((resolve) => setTimeout(resolve, 300));
     await proxy.stop();
-    const { ms, response } = await pending;
-    expect({ status: response.status, type: (response.body.error as { type?: string })?.type }).toEqual({
-      status: 503,
-      type: 'unavailable',
-    });
-    expect(ms).toBeLessThan(boundMs);
+    await expectUnavailable('update', pending);
     await proxy.resume();
     await expectServed();
   });
@@ -118,5 +128,30 @@ describe('Postgres away', () => {
       status: 201,
       state: 'submitted',
     });
+  });
+
+  it('a backend terminated (57P01, as a restart does): its statement and the next are unavailable, then it works', async () => {
+    // Straight to Postgres, one connection: the server's own FATAL, with no proxy in between.
+    const direct = connectDatabase(api.db.url, { max: 1 });
+    // Awaited inside the scope: drizzle's queries run when awaited, and the bound is the scope's.
+    const run = (statement: SQL) =>
+      boundingDatabaseWaits(requestDatabaseWaitMs, async () => {
+        await direct.db.execute(statement);
+        return 'answered';
+      }).catch((error: unknown) => ({ unavailable: isDatabaseUnavailable(error), code: codeOf(error) }));
+    try {
+      const sleeping = run(sql`select pg_sleep(1.2) as marker_57p01`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await api.db.sql`select pg_terminate_backend(pid) from pg_stat_activity
+        where query like '%marker_57p01%' and pid <> pg_backend_pid()`;
+      // postgres-js fails the statement on the close, and hands the server's FATAL to the next one.
+      expect([await sleeping, await run(sql`select 1`), await run(sql`select 1`)]).toEqual([
+        { unavailable: true, code: 'CONNECTION_CLOSED' },
+        { unavailable: true, code: '57P01' },
+        'answered',
+      ]);
+    } finally {
+      await direct.close();
+    }
   });
 });
