@@ -148,6 +148,7 @@ async function startedAnswering(url: string, guard: ChildProcess): Promise<boole
 /** The pid the answering server reports, for the log (the guard's own pid is the shell's). */
 async function serverPidOf(url: string): Promise<number | undefined> {
   const redis = new Redis(url, { maxRetriesPerRequest: 0, connectTimeout: 1000 });
+  redis.on('error', () => {});
   try {
     const info = await redis.info('server');
     return Number(/process_id:(\d+)/.exec(info)?.[1]) || undefined;

@@ -1,23 +1,23 @@
 import { Redis } from 'ioredis';
 import type { Logger } from './logger.js';
+import { type RedisWatch, watchRedis } from './redis-watch.js';
 
 /**
  * A Redis connection for the request path: a command fails within 100 ms when Redis is slow or away
- * (instead of queueing until it returns), so callers can decide to go on without it.
+ * (instead of queueing until it returns), so callers can decide to go on without it. Its outages are
+ * told by `watch`, the process's (src/redis-watch.ts); without one, by a watch of its own.
  */
-export function connectRedis(url: string, logger: Logger): Redis {
-  const redis = new Redis(url, {
-    maxRetriesPerRequest: 0,
-    enableOfflineQueue: false,
-    commandTimeout: 100,
-    connectTimeout: 2000,
-  });
-  let lastWarning = 0;
-  redis.on('error', (error: Error) => {
-    // ioredis reports every failed reconnection; one line a minute says enough.
-    if (Date.now() - lastWarning < 60_000) return;
-    lastWarning = Date.now();
-    logger.warn({ problem: error.message }, 'redis unavailable');
-  });
-  return redis;
+export function connectRedis(
+  url: string,
+  logger: Logger,
+  watch: RedisWatch = watchRedis(url, logger),
+): Redis {
+  return watch.client(
+    new Redis(url, {
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      commandTimeout: 100,
+      connectTimeout: 2000,
+    }),
+  );
 }

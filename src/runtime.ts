@@ -10,6 +10,7 @@ import { MockDisputeWorld } from './processors/mock/disputes.js';
 import { RemoteMockAdapter } from './processors/mock/remote.js';
 import { type AdapterRegistry, createAdapterRegistry } from './processors/registry.js';
 import { connectRedis } from './redis.js';
+import { watchRedis } from './redis-watch.js';
 import { loadAppSecret, SecretBox } from './secrets.js';
 
 /** What both process kinds (web, worker) open at start and close at exit. */
@@ -43,10 +44,12 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     );
   }
   const database = await openDatabase(config);
-  const queues = openQueues({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX });
+  // One watch over every Redis connection of the process: an outage is two lines, not one per retry.
+  const watch = watchRedis(config.REDIS_URL, logger);
+  const queues = openQueues({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX }, watch);
   const appSecret = await loadAppSecret(config);
   // Rate limits and circuit breakers of processor accounts, shared by every process through Redis.
-  const guardRedis = connectRedis(config.REDIS_URL, logger);
+  const guardRedis = connectRedis(config.REDIS_URL, logger, watch);
   const context = { logger, guards: new AccountGuards(guardRedis, config.QUEUE_PREFIX, logger) };
   return {
     database,
@@ -64,6 +67,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     logger,
     config,
     async close() {
+      watch.close();
       guardRedis.disconnect();
       await queues.close();
       await database.close();

@@ -26,7 +26,9 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 try {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
-  redis = await provideRedis(config, logger);
+  // Only the zero-configuration start manages a Redis: a deployment (DATABASE_URL) has its own, and
+  // waits for it when it is away rather than starting another.
+  if (!config.DATABASE_URL) redis = await provideRedis(config, logger);
   service = await startService(config, logger);
   process.stdout.write(welcome(config, service));
 } catch (error) {

@@ -50,13 +50,14 @@ export async function startService(
   await runMigrations(database.db);
   const keys = new KeyResolver(database, config.KEY_CACHE_SECONDS * 1000);
   await keys.listen();
-  // Listening before the first submit request, so no job's completion can slip past its waiter.
-  await queues.events('submission').waitUntilReady();
+  // Listening before the first submit request, so no job's completion can slip past its waiter; without
+  // Redis the process serves what needs none (/healthz, reads) and the listener starts once Redis answers.
+  await queues.watch.unlessAway(queues.events('submission').waitUntilReady());
   const workers = await startWorkers(
     { ...runtime, db: database.db, listen: database.listen },
     config.WORKERS,
   );
-  const redis = connectRedis(config.REDIS_URL, logger);
+  const redis = connectRedis(config.REDIS_URL, logger, queues.watch);
   const app = createApp(
     {
       db: database.db,

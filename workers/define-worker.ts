@@ -11,6 +11,7 @@ import {
 import type { QueueName } from '../src/jobs/names.js';
 import { describeError, type Logger } from '../src/logger.js';
 import { ProcessorError } from '../src/processors/types.js';
+import { eachCopy, type RedisWatch } from '../src/redis-watch.js';
 
 /**
  * A failure that retrying the same job cannot fix (a processor's refusal, a row that no longer allows the
@@ -44,9 +45,17 @@ export type Handlers<Queue extends QueueName> = {
 
 export interface WorkerOptions {
   settings: QueueSettings;
+  /** The process's (src/redis-watch.ts): hears the worker's connections and its errors. */
+  watch: RedisWatch;
   logger: Logger;
   concurrency: number;
   lockMs: number;
+}
+
+export interface StartedWorker {
+  worker: Worker;
+  /** Drops its connections, the copy BullMQ made for its blocking reads included (it closes neither). */
+  disconnect(): void;
 }
 
 /**
@@ -57,8 +66,11 @@ export function startWorker<Queue extends QueueName>(
   queue: Queue,
   handlers: Handlers<Queue>,
   options: WorkerOptions,
-): Worker {
+): StartedWorker {
   const logger = options.logger.child({ queue });
+  const connection = workerConnection(options.settings, options.watch);
+  const connections = [connection];
+  eachCopy(connection, (copy) => connections.push(copy));
   const worker = new Worker(
     queue,
     async (job, token) => {
@@ -93,7 +105,7 @@ export function startWorker<Queue extends QueueName>(
       }
     },
     {
-      connection: workerConnection(options.settings),
+      connection,
       prefix: options.settings.prefix,
       concurrency: options.concurrency,
       lockDuration: options.lockMs,
@@ -104,8 +116,14 @@ export function startWorker<Queue extends QueueName>(
       },
     },
   );
-  worker.on('error', (error) => logger.error({ err: describeError(error) }, 'worker error'));
-  return worker;
+  // Its failures are Redis's (the watch tells an outage once), not lines of their own per retry.
+  options.watch.errors(worker);
+  return {
+    worker,
+    disconnect: () => {
+      for (const each of connections) each.disconnect();
+    },
+  };
 }
 
 /**

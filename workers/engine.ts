@@ -38,7 +38,21 @@ export async function startWorkers(deps: EngineDeps, names: readonly QueueName[]
     deadlineSweepMs: config.DEADLINE_SWEEP_SECONDS * 1000,
     relaySweepMs,
   };
-  if (names.length > 0) await syncSchedules(deps.db, deps.queues, scheduleSettings);
+  const sync = async () => {
+    try {
+      await syncSchedules(deps.db, deps.queues, scheduleSettings);
+    } catch (error) {
+      // Redis away: its watch has said so once, and the sync runs again when Redis is back.
+      if (!deps.queues.watch.away)
+        logger.error({ err: describeError(error) }, 'syncing job schedulers failed');
+    }
+  };
+  // A start without Redis goes on: the workers wait for it, and the schedulers follow once it is back.
+  if (names.length > 0) {
+    await deps.queues.watch.unlessAway(syncSchedules(deps.db, deps.queues, scheduleSettings));
+  }
+  // A Redis that was away may have come back empty (a restart without its files): its schedulers too.
+  const stopResync = names.length === 0 ? undefined : deps.queues.watch.onBack(() => void sync());
   const concurrency: Record<QueueName, number> = {
     submission: config.SUBMISSION_CONCURRENCY,
     webhook: config.WEBHOOK_CONCURRENCY,
@@ -46,25 +60,18 @@ export async function startWorkers(deps: EngineDeps, names: readonly QueueName[]
     // One sweep at a time is enough; a second would only contend for the same rows.
     deadline: 1,
   };
-  const workers = names.map((queue) =>
+  const started = names.map((queue) =>
     startWorker(queue, handlersOf[queue](deps) as Handlers<typeof queue>, {
       settings: deps.queues.settings,
+      watch: deps.queues.watch,
       logger,
       concurrency: concurrency[queue],
       lockMs: config.JOB_LOCK_SECONDS * 1000,
     }),
   );
-  const watch =
-    names.length === 0
-      ? undefined
-      : setInterval(async () => {
-          try {
-            await syncSchedules(deps.db, deps.queues, scheduleSettings);
-          } catch (error) {
-            logger.error({ err: describeError(error) }, 'syncing job schedulers failed');
-          }
-        }, scheduleCheckMs);
-  watch?.unref();
+  const workers = started.map(({ worker }) => worker);
+  const resync = names.length === 0 ? undefined : setInterval(() => void sync(), scheduleCheckMs);
+  resync?.unref();
   // Where the webhook worker runs, a commit with events wakes the relay at once (its schedule is the net).
   const listener = names.includes('webhook') ? await listenForEvents(deps) : undefined;
   if (names.length > 0) logger.info({ workers: names }, 'workers running');
@@ -72,19 +79,26 @@ export async function startWorkers(deps: EngineDeps, names: readonly QueueName[]
   return {
     workers,
     async close(graceMs) {
-      if (watch) clearInterval(watch);
+      if (resync) clearInterval(resync);
+      stopResync?.();
       await listener?.close();
       // close() waits for active jobs; past the grace period force-close, and their locks expire so
       // another worker retries them (at-least-once, with the row guards making the retry harmless).
-      const closing = Promise.all(workers.map((worker) => worker.close()));
-      const timedOut = await Promise.race([
-        closing.then(() => false),
-        new Promise<boolean>((resolve) => setTimeout(() => resolve(true), graceMs).unref()),
-      ]);
-      if (timedOut) {
-        logger.warn({ graceMs }, 'in-flight jobs did not finish within the grace period; closing anyway');
-        await Promise.all(workers.map((worker) => worker.close(true)));
-      }
+      const closing = (async () => {
+        const all = Promise.all(workers.map((worker) => worker.close()));
+        const timedOut = await Promise.race([
+          all.then(() => false),
+          new Promise<boolean>((resolve) => setTimeout(() => resolve(true), graceMs).unref()),
+        ]);
+        if (timedOut) {
+          logger.warn({ graceMs }, 'in-flight jobs did not finish within the grace period; closing anyway');
+          await Promise.all(workers.map((worker) => worker.close(true)));
+        }
+      })();
+      // Without Redis BullMQ's close waits for it, and jobs in flight cannot finish anyway: their
+      // connections are dropped (the locks expire and another worker retries the jobs, as above).
+      await deps.queues.watch.unlessAway(closing);
+      for (const { disconnect } of started) disconnect();
     },
   };
 }

@@ -33,8 +33,6 @@ export interface CliIo {
 async function change<T>(io: CliIo, work: (deps: AccountDeps) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const queues = openQueues({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX });
-  // An unreachable Redis is reported in the command's output, once, not as a stream of connection errors.
-  for (const queue of Object.values(queues.byName)) queue.on('error', () => {});
   try {
     return await io.withDatabase((db) => work({ db, queues, adapters: createAdapterRegistry() }));
   } finally {

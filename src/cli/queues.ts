@@ -12,10 +12,7 @@ const redisWaitMs = 3000;
  */
 export async function withQueues<T>(work: (queues: Queues) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const queues = openQueues(
-    { redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX },
-    { onError: () => {} },
-  );
+  const queues = openQueues({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX });
   try {
     await within(queues.byName.submission.waitUntilReady(), redisWaitMs, 'Redis (REDIS_URL)');
     return await work(queues);

@@ -1,6 +1,7 @@
 import { type JobsOptions, Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { z } from 'zod';
+import { eachCopy, RedisWatch } from '../redis-watch.js';
 import { type QueueName, queueNames } from './names.js';
 
 /**
@@ -125,18 +126,20 @@ export interface QueueSettings {
 }
 
 /** Producers fail fast when Redis is away, so a request is not held up; the sweeps catch up later. */
-export function producerConnection(settings: QueueSettings): Redis {
-  return new Redis(settings.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000 });
+export function producerConnection(settings: QueueSettings, watch = new RedisWatch()): Redis {
+  return watch.client(new Redis(settings.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000 }));
 }
 
 /** Workers and event listeners block on Redis and must keep retrying through an outage (BullMQ's rule). */
-export function workerConnection(settings: QueueSettings): Redis {
-  return new Redis(settings.redisUrl, { maxRetriesPerRequest: null });
+export function workerConnection(settings: QueueSettings, watch = new RedisWatch()): Redis {
+  return watch.client(new Redis(settings.redisUrl, { maxRetriesPerRequest: null }));
 }
 
 export interface Queues {
   readonly settings: QueueSettings;
   readonly byName: Record<QueueName, Queue>;
+  /** Hears every connection of these queues (src/redis-watch.ts); workers on them report to it too. */
+  readonly watch: RedisWatch;
   /** Lazily opened: only the web process waits on submissions. */
   events(queue: QueueName): QueueEvents;
   /** Closes the queues and listeners, then every connection opened for them. */
@@ -146,30 +149,23 @@ export interface Queues {
 }
 
 /**
- * The queues of one process. `onError` hears connection errors (a command reports Redis's absence once,
- * as its failure); unset, they are ioredis's and BullMQ's own reports.
+ * The queues of one process. Their connections' failures, and their own, go to `watch`: the process's,
+ * which tells an outage in two lines; by default a silent one (a CLI command says what failed itself).
  */
-export function openQueues(
-  settings: QueueSettings,
-  options: { onError?: (error: Error) => void } = {},
-): Queues {
+export function openQueues(settings: QueueSettings, watch = new RedisWatch()): Queues {
   // Every connection opened here, closed here: BullMQ duplicates a listener's connection for its
-  // blocking reads and leaves the one it was given open.
+  // blocking reads and leaves the one it was given open. The copies are kept too, for a close without
+  // Redis, where BullMQ's own close would wait for them to connect.
   const connections: Redis[] = [];
-  const heard = <T extends { on(event: 'error', listener: (error: Error) => void): unknown }>(
-    emitter: T,
-  ): T => {
-    if (options.onError) emitter.on('error', options.onError);
-    return emitter;
-  };
-  const connect = (open: (settings: QueueSettings) => Redis) => {
-    const connection = heard(open(settings));
+  const connect = (open: (settings: QueueSettings, watch: RedisWatch) => Redis) => {
+    const connection = open(settings, watch);
     connections.push(connection);
+    eachCopy(connection, (copy) => connections.push(copy));
     return connection;
   };
   const connection = connect(producerConnection);
   const byName = Object.fromEntries(
-    queueNames.map((name) => [name, heard(new Queue(name, { connection, prefix: settings.prefix }))]),
+    queueNames.map((name) => [name, watch.errors(new Queue(name, { connection, prefix: settings.prefix }))]),
   ) as Record<QueueName, Queue>;
   const listeners = new Map<QueueName, QueueEvents>();
   const disconnect = () => {
@@ -178,10 +174,11 @@ export function openQueues(
   return {
     settings,
     byName,
+    watch,
     events(queue) {
       let listener = listeners.get(queue);
       if (!listener) {
-        listener = heard(
+        listener = watch.errors(
           new QueueEvents(queue, { connection: connect(workerConnection), prefix: settings.prefix }),
         );
         listeners.set(queue, listener);
@@ -189,8 +186,12 @@ export function openQueues(
       return listener;
     },
     async close() {
-      await Promise.all([...listeners.values()].map((listener) => listener.close()));
-      await Promise.all(Object.values(byName).map((queue) => queue.close()));
+      const closing = (async () => {
+        await Promise.all([...listeners.values()].map((listener) => listener.close()));
+        await Promise.all(Object.values(byName).map((queue) => queue.close()));
+      })();
+      // Without Redis, BullMQ's close waits for connections that may never come: they are dropped.
+      await watch.unlessAway(closing);
       disconnect();
     },
     disconnect,

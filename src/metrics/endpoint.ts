@@ -62,7 +62,7 @@ function serviceMetrics(deps: MetricsDeps, prefix: string, auth: RequestHandler)
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const recordRequests = requestMetrics(registry);
-  countJobOutcomes(registry, deps.queues, deps.logger);
+  countJobOutcomes(registry, deps.queues);
   const collect = collectAll(
     registry,
     [

@@ -1,7 +1,6 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Queues } from '../jobs/catalog.js';
 import { queueNames } from '../jobs/names.js';
-import type { Logger } from '../logger.js';
 import type { Collector } from './collectors.js';
 
 /** The states BullMQ counts a queue's jobs in (`getJobCounts`), each reported even at 0. */
@@ -60,27 +59,22 @@ export function queueDepths(registry: Registry, queues: Queues): Collector {
  * (`queue.getMetrics`) count only when every worker is started with its `metrics` option. Every web
  * process reports the same totals: aggregate them with `max`, not `sum`.
  */
-export function countJobOutcomes(registry: Registry, queues: Queues, logger: Logger): void {
+export function countJobOutcomes(registry: Registry, queues: Queues): void {
   const outcomes = new Counter({
     name: 'rebuttal_job_outcomes_total',
     help: 'Jobs finished in each queue, completed or failed for good, by any worker process, counted since this process started.',
     labelNames: ['queue', 'outcome'],
     registers: [registry],
   });
-  let lastWarning = 0;
   for (const queue of queueNames) {
     // Opened here for every queue (the web process had only the submission one); closed with the queues.
+    // Their errors go to the queues' Redis watch (src/redis-watch.ts), which tells an outage once.
+    // QueueEvents reconnects by itself and reads on from the last event it saw, so outcomes meanwhile
+    // are counted late, not lost (while the stream, capped by BullMQ at about 10,000 events a queue,
+    // still holds them).
     const events = queues.events(queue);
     events.on('completed', () => outcomes.inc({ queue, outcome: 'completed' }));
     events.on('failed', () => outcomes.inc({ queue, outcome: 'failed' }));
-    // An EventEmitter without an error listener throws. QueueEvents reconnects by itself and reads on
-    // from the last event it saw, so outcomes meanwhile are counted late, not lost (while the stream,
-    // capped by BullMQ at about 10,000 events a queue, still holds them): a line a minute will do.
-    events.on('error', (error: Error) => {
-      if (Date.now() - lastWarning < 60_000) return;
-      lastWarning = Date.now();
-      logger.warn({ queue, problem: error.message }, 'metrics: job events unavailable until Redis answers');
-    });
     for (const outcome of ['completed', 'failed']) outcomes.inc({ queue, outcome }, 0);
   }
 }

@@ -50,7 +50,7 @@ export class RateLimiter {
   private lastWarning = 0;
 
   constructor(
-    redis: Redis,
+    private readonly redis: Redis,
     private readonly prefix: string,
     readonly perSecond: number,
     private readonly logger: Logger,
@@ -100,7 +100,8 @@ export class RateLimiter {
       this.leases.set(subject, { tokens: granted - 1, until: Date.now() + leaseMs });
       return { allowed: true };
     } catch (error) {
-      if (Date.now() - this.lastWarning > 60_000) {
+      // A connection that is down is the process's Redis watch's to tell (src/redis-watch.ts), once.
+      if (this.redis.status === 'ready' && Date.now() - this.lastWarning > 60_000) {
         this.lastWarning = Date.now();
         this.logger.warn(
           { problem: error instanceof Error ? error.message : String(error) },

@@ -1,43 +1,24 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer, Socket } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { type ServiceProcess, startProcess, waitForOutput } from '../helpers/processes.js';
+import { freePort, listening } from '../helpers/redis-server.js';
 import { testRedisPrefix } from '../helpers/services.js';
 
 /**
  * The start's Redis: when nothing answers at REDIS_URL on this machine, `npm start` runs a redis-server
  * of its own and stops it when it stops; without one installed, it says how to provide Redis. The
- * service's entry point runs as `npm start` runs it (src/server.ts), on a test database for speed.
+ * service's entry point runs as `npm start` runs it (src/server.ts), with the embedded database: only
+ * that zero-configuration start manages a Redis (a process given DATABASE_URL never does:
+ * redis-away.test.ts).
  */
 
-let database: TestDatabase;
 let dataDir: string;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function answers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = new Socket();
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-    socket.connect(port, '127.0.0.1');
-  });
-}
 
 function alive(pid: number): boolean {
   try {
@@ -48,43 +29,21 @@ function alive(pid: number): boolean {
   }
 }
 
-interface Server {
-  child: ChildProcess;
-  output(): string;
-  exited: Promise<number | null>;
-}
+type Server = ServiceProcess;
 
 function startServer(env: Record<string, string>): Server {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: {
-      HOME: process.env.HOME,
-      DATABASE_URL: database.url,
-      APP_SECRET: 'start-redis-test-secret-of-32-characters',
-      DATA_DIR: dataDir,
-      PORT: '0',
-      QUEUE_PREFIX: testRedisPrefix(),
-      LOG_LEVEL: 'info',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  return startProcess('src/server.ts', {
+    HOME: process.env.HOME,
+    DATA_DIR: dataDir,
+    PORT: '0',
+    QUEUE_PREFIX: testRedisPrefix(),
+    DEMO: 'false',
+    LOG_LEVEL: 'info',
+    ...env,
   });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  });
-  return { child, output: () => output, exited: once(child, 'exit').then(([code]) => code as number | null) };
 }
 
-async function waitFor(server: Server, text: string): Promise<void> {
-  for (let tries = 0; tries < 1200 && !server.output().includes(text); tries++) {
-    if (server.child.exitCode !== null) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  if (!server.output().includes(text)) throw new Error(`expected '${text}' in:\n${server.output()}`);
-}
+const waitFor = (server: Server, text: string) => waitForOutput(server, text, 120);
 
 /** The line the start logs about the redis-server it started. */
 function startedLine(server: Server): { address: string; dir: string; pid: number } {
@@ -100,33 +59,31 @@ function startedLine(server: Server): { address: string; dir: string; pid: numbe
 const managedPidOf = (server: Server) => startedLine(server).pid;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
   dataDir = await mkdtemp(join(tmpdir(), 'rebuttal-redis-'));
 });
 
 afterAll(async () => {
-  await database.drop();
   await rm(dataDir, { recursive: true, force: true });
 });
 
 describe('npm start when no Redis answers', () => {
   it('starts a redis-server of its own on that port, and it is gone after shutdown', async () => {
     const port = await freePort();
-    expect(await answers(port)).toBe(false);
+    expect(await listening(port)).toBe(false);
     const server = startServer({ REDIS_URL: `redis://127.0.0.1:${port}`, PATH: process.env.PATH ?? '' });
     try {
       await waitFor(server, 'Rebuttal is running at');
       const redis = startedLine(server);
       expect(redis).toMatchObject({ address: `127.0.0.1:${port}`, dir: join(dataDir, 'redis') });
       expect(alive(redis.pid)).toBe(true);
-      expect(await answers(port)).toBe(true);
+      expect(await listening(port)).toBe(true);
       // Its data is where the start said, with the append-only files that keep queued jobs.
       expect(existsSync(join(dataDir, 'redis', 'appendonlydir'))).toBe(true);
 
       server.child.kill('SIGTERM');
       expect(await server.exited).toBe(0);
       expect(alive(redis.pid)).toBe(false);
-      expect(await answers(port)).toBe(false);
+      expect(await listening(port)).toBe(false);
       expect(server.output()).toContain('"msg":"stopped the managed redis-server"');
     } finally {
       if (server.child.exitCode === null) server.child.kill('SIGKILL');
@@ -143,7 +100,7 @@ describe('npm start when no Redis answers', () => {
       server.child.kill('SIGKILL');
       await server.exited;
       await expect.poll(() => alive(pid), { timeout: 10_000 }).toBe(false);
-      expect(await answers(port)).toBe(false);
+      expect(await listening(port)).toBe(false);
     } finally {
       if (server.child.exitCode === null) server.child.kill('SIGKILL');
     }

@@ -1,0 +1,129 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from './logger.js';
+
+/** Anything that reports failures as 'error' events: BullMQ's Queue, Worker and QueueEvents. */
+export interface ErrorSource {
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+/** Statuses of an ioredis client that is not in the middle of (re)connecting. */
+const settled = new Set(['ready', 'wait', 'end']);
+
+/** Errors that only say a connection is down or was closed, which the outage lines already tell. */
+const connectionProblem =
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|Connection is closed|max retries per request|Stream isn't writeable/i;
+
+/**
+ * Redis as one process sees it, over all its connections: producers, workers, event listeners, the
+ * request path's, and the copies BullMQ makes of them. Every connection's errors come here, so an outage
+ * is one line when Redis goes away and one when every connection answers again, instead of ioredis's and
+ * BullMQ's report of each failed reconnection. Without `report` it hears everything and logs nothing (a
+ * CLI command, which says what failed in its own words).
+ */
+export class RedisWatch {
+  readonly #clients = new Set<Redis>();
+  readonly #backListeners: Array<() => void> = [];
+  readonly #awayListeners: Array<() => void> = [];
+  #awaySince: number | undefined;
+  #closed = false;
+
+  constructor(private readonly report?: { logger: Logger; address: string }) {}
+
+  /** Whether Redis is away now: some connection failed and not all have answered since. */
+  get away(): boolean {
+    return this.#awaySince !== undefined;
+  }
+
+  /** Hears a client's errors and readiness, and those of every copy made of it (`duplicate`). */
+  client<T extends Redis>(redis: T): T {
+    this.#clients.add(redis);
+    redis.on('error', (error: Error) => this.#heard(error));
+    redis.on('ready', () => this.#answered());
+    redis.on('end', () => {
+      this.#clients.delete(redis);
+      this.#answered();
+    });
+    eachCopy(redis, (copy) => this.client(copy));
+    return redis;
+  }
+
+  /** Hears a BullMQ object's 'error' events (its own connections' failures among them). */
+  errors<T extends ErrorSource>(source: T): T {
+    source.on('error', (error: Error) => this.#heard(error));
+    return source;
+  }
+
+  /** Runs `listener` each time Redis is back after being away, until the returned function is called. */
+  onBack(listener: () => void): () => void {
+    this.#backListeners.push(listener);
+    return () => this.#backListeners.splice(this.#backListeners.indexOf(listener) >>> 0, 1);
+  }
+
+  /**
+   * Waits for `work` (a first sync, a listener getting ready) unless Redis is or goes away first: a
+   * process starts without Redis, and the work finishes in the background once Redis answers.
+   */
+  async unlessAway(work: Promise<unknown>): Promise<void> {
+    work.catch(() => {});
+    if (this.away) return;
+    let gone = () => {};
+    const away = new Promise<void>((resolve) => {
+      gone = resolve;
+    });
+    this.#awayListeners.push(gone);
+    try {
+      await Promise.race([work, away]);
+    } finally {
+      this.#awayListeners.splice(this.#awayListeners.indexOf(gone) >>> 0, 1);
+    }
+  }
+
+  /** A stopping process closes its connections on purpose: nothing more to tell. */
+  close(): void {
+    this.#closed = true;
+  }
+
+  #connecting(): boolean {
+    return [...this.#clients].some((client) => !settled.has(client.status));
+  }
+
+  #heard(error: Error): void {
+    if (this.#closed || this.away) return;
+    if (this.#connecting()) {
+      this.#awaySince = Date.now();
+      this.report?.logger.warn(
+        { address: this.report.address, problem: error.message },
+        'Redis is away: jobs, rate limits and circuit breakers wait for it; retrying until it answers',
+      );
+      for (const listener of this.#awayListeners.splice(0)) listener();
+      return;
+    }
+    // Every connection answers: a closing connection's last word, or a queue's own failure (a script's).
+    if (connectionProblem.test(error.message)) return;
+    this.report?.logger.warn({ address: this.report.address, problem: error.message }, 'job queue error');
+  }
+
+  #answered(): void {
+    if (this.#closed || this.#awaySince === undefined || this.#connecting()) return;
+    const awayMs = Date.now() - this.#awaySince;
+    this.#awaySince = undefined;
+    this.report?.logger.info({ address: this.report.address, awayMs }, 'Redis is back');
+    for (const listener of this.#backListeners) listener();
+  }
+}
+
+/** Calls `hear` with every copy made of `redis`: BullMQ copies a connection for its blocking reads. */
+export function eachCopy(redis: Redis, hear: (copy: Redis) => void): void {
+  const duplicate = redis.duplicate.bind(redis);
+  redis.duplicate = ((...args: Parameters<Redis['duplicate']>) => {
+    const copy = duplicate(...args);
+    hear(copy);
+    return copy;
+  }) as Redis['duplicate'];
+}
+
+/** The watch of a process that logs: the address only (host:port), never the password. */
+export function watchRedis(url: string, logger: Logger): RedisWatch {
+  const parsed = new URL(url);
+  return new RedisWatch({ logger, address: `${parsed.hostname}:${parsed.port || 6379}` });
+}
