@@ -60,7 +60,7 @@ export function logLines(running: ServiceProcess, msg: RegExp): Record<string, u
  * it says its workers are running.
  */
 export async function startWorkerProcess(env: Record<string, string | undefined>): Promise<ServiceProcess> {
-  const started = startProcess('workers/main.ts', { ...process.env, ...env });
+  const started = startProcess('workers/main.ts', { ...process.env, LOG_LEVEL: 'info', ...env });
   await waitForOutput(started, 'workers running', 30);
   return started;
 }
