@@ -12,7 +12,7 @@ export async function enqueue<Name extends JobName>(
   options: JobsOptions = {},
 ): Promise<Job> {
   const job = jobOf(name, payload, options);
-  return queues.byName[jobCatalog[name].queue].add(job.name, job.data, job.opts);
+  return queueOf(queues, name).add(job.name, job.data, job.opts);
 }
 
 /** Like `enqueue` for many jobs of one name, in one round trip to Redis. */
@@ -22,7 +22,16 @@ export async function enqueueBulk<Name extends JobName>(
   payloads: JobPayload<Name>[],
 ): Promise<Job[]> {
   if (payloads.length === 0) return [];
-  return queues.byName[jobCatalog[name].queue].addBulk(payloads.map((payload) => jobOf(name, payload, {})));
+  return queueOf(queues, name).addBulk(payloads.map((payload) => jobOf(name, payload, {})));
+}
+
+/**
+ * The queue of a job. While Redis is away a producer fails at once, as its connection is set to: BullMQ
+ * would otherwise hold the command, without limit, in a process that has not reached Redis yet.
+ */
+function queueOf(queues: Queues, name: JobName) {
+  if (queues.watch.away) throw new Error('Redis is away (REDIS_URL): the job was not enqueued');
+  return queues.byName[jobCatalog[name].queue];
 }
 
 function jobOf<Name extends JobName>(name: Name, payload: JobPayload<Name>, options: JobsOptions) {
@@ -49,7 +58,7 @@ export async function removeJob<Name extends JobName>(
   name: Name,
   payload: JobPayload<Name>,
 ): Promise<void> {
-  await queues.byName[jobCatalog[name].queue].remove(jobIdOf(name, payload));
+  await queueOf(queues, name).remove(jobIdOf(name, payload));
 }
 
 /** The job with the deterministic id of this payload, while the queue keeps it. */
@@ -58,7 +67,7 @@ export async function findJob<Name extends JobName>(
   name: Name,
   payload: JobPayload<Name>,
 ): Promise<Job | undefined> {
-  return queues.byName[jobCatalog[name].queue].getJob(jobIdOf(name, payload));
+  return queueOf(queues, name).getJob(jobIdOf(name, payload));
 }
 
 /**

@@ -80,13 +80,19 @@ async function worker(redisUrl: string): Promise<ServiceProcess> {
   return started;
 }
 
-function get(port: number, path: string, key?: string): Promise<{ status: number; body: unknown }> {
+function get(
+  port: number,
+  path: string,
+  key?: string,
+  method = 'GET',
+): Promise<{ status: number; body: unknown }> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
         host: '127.0.0.1',
         port,
         path,
+        method,
         rejectUnauthorized: false,
         ...(key && { auth: `${key}:` }),
       },
@@ -142,6 +148,12 @@ describe('a web process given DATABASE_URL, with nothing at REDIS_URL', () => {
       const read = await get(port, '/v1/disputes?limit=1', tenant.key);
       expect(read.status).toBe(200);
       expect(read.body).toMatchObject({ object: 'list' });
+      // A submit is answered at once from its row (the deadline sweep enqueues it later), not held.
+      const { dispute } = await submittableDispute(api, tenant);
+      const asked = Date.now();
+      const submit = await get(port, `/v1/disputes/${dispute.id}/submit`, tenant.key, 'POST');
+      expect(Date.now() - asked).toBeLessThan(3000);
+      expect(submit).toMatchObject({ status: 202, body: { id: dispute.id, state: 'compiling_evidence' } });
 
       await absent.start();
       await expect
