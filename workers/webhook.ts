@@ -79,8 +79,11 @@ export async function listenForEvents(
         );
       } while (again);
     } catch (error) {
-      // The relay's schedule catches up; a notification is only a shortcut.
-      deps.logger.warn({ err: describeError(error) }, 'could not wake the outbox relay');
+      // The relay's schedule catches up; a notification is only a shortcut. While Redis is away, the
+      // process's watch has said so once.
+      if (!deps.queues.watch.away) {
+        deps.logger.warn({ err: describeError(error) }, 'could not wake the outbox relay');
+      }
     } finally {
       inFlight = false;
     }

@@ -37,11 +37,13 @@ export function isConnectionFailure(error: unknown): boolean {
   return connectionCodes.has(code) || unavailableStates.has(code) || /^08[0-9A-Z]{3}$/.test(code);
 }
 
-/** Whether `error`, or what it wraps (drizzle wraps a driver's error as its cause), is a DatabaseUnavailable. */
-export function isDatabaseUnavailable(error: unknown): boolean {
+/** The DatabaseUnavailable that `error` is or wraps (drizzle wraps a driver's error as its cause). */
+export function databaseUnavailableIn(error: unknown): DatabaseUnavailable | undefined {
   for (let depth = 0; depth < 5 && error instanceof Error; depth++) {
-    if (error instanceof DatabaseUnavailable) return true;
+    if (error instanceof DatabaseUnavailable) return error;
     error = error.cause;
   }
-  return false;
+  return undefined;
 }
+
+export const isDatabaseUnavailable = (error: unknown): boolean => databaseUnavailableIn(error) !== undefined;

@@ -22,9 +22,11 @@ export function createQueueSubmitter(deps: {
 }): Submitter {
   const { db, queues, logger } = deps;
   const tolerate = (what: string, work: () => Promise<unknown>) =>
-    work().catch((error: unknown) =>
-      logger.warn({ err: describeError(error) }, `${what} failed; the deadline sweep will catch up`),
-    );
+    work().catch((error: unknown) => {
+      // While Redis is away the process's watch has said so once (docs/operations.md, "Faults").
+      if (queues.watch.away) logger.info(`${what} waits for Redis; the deadline sweep will catch up`);
+      else logger.warn({ err: describeError(error) }, `${what} failed; the deadline sweep will catch up`);
+    });
 
   return {
     async submit(submissionId) {

@@ -24,8 +24,9 @@ export const collectorTimeoutMs = 1500;
 
 /**
  * Runs every collector at once, each within `timeoutMs`. One whose source fails or does not answer in time
- * is cleared and logged as a warning, and the rest of the scrape stands; rebuttal_metrics_collector_up says
- * which ones answered.
+ * is cleared, and the rest of the scrape stands; rebuttal_metrics_collector_up says which ones answered.
+ * A collector's failure is logged when it starts and its recovery when it ends, not at every scrape: an
+ * outage of Postgres or Redis is a warning, not one per scrape (docs/operations.md, "Faults").
  */
 export function collectAll(
   registry: Registry,
@@ -39,6 +40,7 @@ export function collectAll(
     labelNames: ['collector'],
     registers: [registry],
   });
+  const failing = new Set<string>();
   return async () => {
     await Promise.all(
       collectors.map(async (collector) => {
@@ -46,12 +48,17 @@ export function collectAll(
           const apply = await within(collector.read(), timeoutMs, collector.name);
           apply();
           up.set({ collector: collector.name }, 1);
+          if (failing.delete(collector.name)) {
+            logger.info({ collector: collector.name }, 'metrics: a collector reads its source again');
+          }
         } catch (error) {
           collector.clear();
           up.set({ collector: collector.name }, 0);
+          if (failing.has(collector.name)) return;
+          failing.add(collector.name);
           logger.warn(
-            { collector: collector.name, err: describeError(error) },
-            'metrics: a collector failed; its metrics are left out of this scrape',
+            { collector: collector.name, problem: error instanceof Error ? error.message : String(error) },
+            'metrics: a collector failed; its metrics are left out of scrapes until it reads again',
           );
         }
       }),

@@ -1,8 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
-import { isDatabaseUnavailable } from '../../db/unavailable.js';
+import { databaseUnavailableIn } from '../../db/unavailable.js';
 import { ApiError, databaseUnavailable } from '../../domain/errors.js';
 import { describeError, type Logger } from '../../logger.js';
-import { requestIdOf } from './request-log.js';
+import { reportedElsewhere, requestIdOf } from './request-log.js';
 
 /** The error body of API.md section 7: `{url, livemode, error: {status, message, type}}`. */
 export function errorBody(url: string | null, livemode: boolean, error: ApiError) {
@@ -36,9 +36,12 @@ export function handleErrors(logger: Logger) {
 
 function toApiError(error: unknown, req: Request, res: Response, logger: Logger): ApiError {
   if (error instanceof ApiError) return error;
-  if (isDatabaseUnavailable(error)) {
-    // An outage, not a bug: a warning per request, the request log line beside it says 503.
-    logger.warn({ err: describeError(error) }, 'Postgres unavailable: answered 503 unavailable');
+  const unavailable = databaseUnavailableIn(error);
+  if (unavailable) {
+    // An outage, not a bug: one warning per request, with the cause and no stack; the request's own
+    // line stays at info (docs/operations.md, "Faults").
+    logger.warn({ problem: unavailable.message }, 'Postgres unavailable: answered 503 unavailable');
+    reportedElsewhere(res);
     return databaseUnavailable(!['GET', 'HEAD'].includes(req.method));
   }
   const status =
