@@ -21,7 +21,8 @@ const loopbackHosts = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
  * there, the address is on this machine and a `redis-server` binary is installed, a Redis is started on
  * that address (loopback only, data under DATA_DIR/redis, `noeviction` as BullMQ needs, an append-only
  * file so queued jobs survive a restart) and stopped with this process, however it ends. Otherwise start
- * fails with what to do. Worker processes never start one: in a deployment Redis is a service of its own.
+ * fails with what to do. Only the zero-configuration start (no DATABASE_URL) calls this: in a deployment
+ * Redis is a service of its own (docs/operations.md, "Faults").
  */
 export async function provideRedis(
   config: Pick<Config, 'REDIS_URL' | 'DATA_DIR'>,
