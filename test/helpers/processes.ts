@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import type { TestApi } from './api.js';
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -63,4 +64,14 @@ export async function startWorkerProcess(env: Record<string, string | undefined>
   const started = startProcess('workers/main.ts', { ...process.env, LOG_LEVEL: 'info', ...env });
   await waitForOutput(started, 'workers running', 30);
   return started;
+}
+
+/** The settings a process needs to share a test service's stores: its database, Redis, queues and secret. */
+export function storesOf(api: TestApi): Record<string, string> {
+  return {
+    DATABASE_URL: api.db.url,
+    REDIS_URL: api.config.REDIS_URL,
+    QUEUE_PREFIX: api.config.QUEUE_PREFIX,
+    APP_SECRET: api.config.APP_SECRET ?? '',
+  };
 }

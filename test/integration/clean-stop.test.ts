@@ -10,7 +10,7 @@ import { startService } from '../../src/service.js';
 import { type FakeMockProcessor, startFakeMockProcessor } from '../fakes/mock-processor.js';
 import { dropKeys, startTestApi, type TestApi } from '../helpers/api.js';
 import { newTenant, submittableDispute, type Tenant } from '../helpers/disputes.js';
-import { startWorkerProcess } from '../helpers/processes.js';
+import { startWorkerProcess, storesOf } from '../helpers/processes.js';
 import { redisUrl, testRedisPrefix } from '../helpers/services.js';
 
 /**
@@ -50,10 +50,7 @@ const loud = (lines: { level: number; msg: string }[]) => lines.filter(({ level 
 describe('a clean stop', () => {
   it('of a worker process finishing an in-flight submission logs info lines only', async () => {
     const worker = await startWorkerProcess({
-      DATABASE_URL: api.db.url,
-      REDIS_URL: api.config.REDIS_URL,
-      QUEUE_PREFIX: api.config.QUEUE_PREFIX,
-      APP_SECRET: api.config.APP_SECRET ?? '',
+      ...storesOf(api),
       MOCK_PROCESSOR_URL: processor.url,
       WORKERS: 'submission',
       DEADLINE_SWEEP_SECONDS: '3600',

@@ -5,7 +5,7 @@ import type { FakeRequest } from '../fakes/harness.js';
 import { type StripeFake, startStripeFake, stripeFakeCredentials } from '../fakes/stripe.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { getDispute, newTenant, orderTemplate, type Tenant } from '../helpers/disputes.js';
-import { startWorkerProcess, type WorkerProcess } from '../helpers/processes.js';
+import { startWorkerProcess, storesOf, type WorkerProcess } from '../helpers/processes.js';
 
 /**
  * A submission whose processor compares a keyed request's bytes with the first one (docs/operations.md,
@@ -48,10 +48,7 @@ afterAll(async () => {
 
 async function worker(): Promise<WorkerProcess> {
   const started = await startWorkerProcess({
-    DATABASE_URL: api.db.url,
-    REDIS_URL: api.config.REDIS_URL,
-    QUEUE_PREFIX: api.config.QUEUE_PREFIX,
-    APP_SECRET: api.config.APP_SECRET ?? '',
+    ...storesOf(api),
     WORKERS: 'submission',
     JOB_LOCK_SECONDS: '2',
     DEADLINE_SWEEP_SECONDS: '3600',

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeMockProcessor, startFakeMockProcessor } from '../fakes/mock-processor.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { getDispute, newTenant, submittableDispute, type Tenant, writeStored } from '../helpers/disputes.js';
-import { startWorkerProcess, type WorkerProcess } from '../helpers/processes.js';
+import { startWorkerProcess, storesOf, type WorkerProcess } from '../helpers/processes.js';
 
 /**
  * Worker processes as the Procfile runs them, sharing one mock processor over HTTP: killed mid-call,
@@ -30,10 +30,7 @@ afterAll(async () => {
 
 async function worker(): Promise<WorkerProcess> {
   const started = await startWorkerProcess({
-    DATABASE_URL: api.db.url,
-    REDIS_URL: api.config.REDIS_URL,
-    QUEUE_PREFIX: api.config.QUEUE_PREFIX,
-    APP_SECRET: api.config.APP_SECRET ?? '',
+    ...storesOf(api),
     MOCK_PROCESSOR_URL: processor.url,
     WORKERS: 'submission',
     JOB_LOCK_SECONDS: '2',
