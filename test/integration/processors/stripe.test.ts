@@ -559,7 +559,7 @@ describe('stripe adapter against the fake Stripe', () => {
         },
         body: new URLSearchParams({
           submit: 'true',
-          [`metadata[rebuttal_submission]`]: key,
+          'metadata[rebuttal_submission]': key,
           'evidence[uncategorized_file]': file.id,
         }).toString(),
       });
