@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type QueueName, queueNames } from './jobs/names.js';
 
 /**
- * The one read of process.env. Every setting is documented in the README's configuration table with its
+ * The one read of process.env. Every setting is documented in the configuration table (docs/operations.md, "Configuration") with its
  * default; a missing or malformed value stops the process at boot rather than half-configuring it.
  */
 /** A yes/no setting that may be left unset, when its default depends on another setting. */
@@ -52,7 +52,7 @@ const settings = z.object({
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
   /** Prefix of every Redis key the service writes (may carry a {hash tag} for Redis Cluster). */
   QUEUE_PREFIX: z.string().min(1).default('rebuttal'),
-  /** Requests a second per API key, with bursts of twice that (API.md section 9). */
+  /** Requests a second per API key, with bursts of twice that (docs/api.md, "Limits"). */
   RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(100),
   /** Seconds an API key lookup is cached in-process; rotation also invalidates it at once. */
   KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),

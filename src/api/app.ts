@@ -135,7 +135,7 @@ export function createApp(
     .all(methodNotAllowed(['GET']));
 
   // Before the key check as well: the OpenAPI document (api/openapi.ts) is documentation of the public API,
-  // as the README is, so it needs no key; it is still HTTPS only, like everything under /v1, and counted
+  // as docs/api.md is, so it needs no key; it is still HTTPS only, like everything under /v1, and counted
   // against the client's address like the other calls without a key.
   app
     .route(openApiPath)

@@ -43,7 +43,7 @@ export interface AppDeps {
 export interface RequestContext {
   caller: Caller;
   params: Record<string, string>;
-  /** Query parameters merged under the body (API.md section 1). */
+  /** Query parameters merged under the body (docs/api.md, "Conventions"). */
   input: Record<string, unknown>;
   /** The request path without its query string: every response's `url`. */
   url: string;
@@ -126,7 +126,7 @@ export function resolveSchema<S extends z.ZodType>(schema: SchemaOf<S>, settings
 }
 
 /**
- * The input of an endpoint: one schema for the query parameters merged with the body (API.md section 1).
+ * The input of an endpoint: one schema for the query parameters merged with the body (docs/api.md, "Conventions").
  * `query` or `body` says only where the document tells clients to send them: query for GET, body for POST
  * and PUT.
  */

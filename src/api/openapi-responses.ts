@@ -37,7 +37,7 @@ function describing<T>() {
   ): S => schema;
 }
 
-/** Response timestamps (API.md section 1). */
+/** Response timestamps (docs/api.md, "Conventions"). */
 const timestamp = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/)
@@ -142,7 +142,10 @@ export const disputeObject = describing<DisputeObject>()(
       livemode,
       url,
     })
-    .meta({ description: 'The dispute object (API.md section 3): every field present, `null` when absent.' }),
+    .meta({
+      description:
+        'The dispute object (docs/api.md, "The dispute object"): every field present, `null` when absent.',
+    }),
 );
 
 const templateField = describing<TemplateField>()(
@@ -267,7 +270,7 @@ export const responsePackageSchema = z
       'Before `2017-10-30`, `dispute`, `charge` and `account_id` are named `dispute_id`, `external_charge` and `user_id`.',
   });
 
-/** The list object of API.md section 1 around items of one kind. */
+/** The list object of docs/api.md, "Conventions" around items of one kind. */
 export function listOf(item: z.ZodType) {
   return z.object({
     object: z.literal('list'),
@@ -289,5 +292,5 @@ export const errorObjectSchema = describing<ReturnType<typeof errorBody>>()(
         type: z.enum(Object.keys(errorStatus) as [ErrorType, ...ErrorType[]]),
       }),
     })
-    .meta({ description: 'Every error answer (API.md section 7).' }),
+    .meta({ description: 'Every error answer (docs/api.md, "Errors").' }),
 );

@@ -350,7 +350,7 @@ function overview(): string {
     .map(([type, status]) => `| \`${type}\` | ${status} |`)
     .join('\n');
   return [
-    'Rebuttal fights payment chargebacks. This document is generated from the validators the API itself uses; README.md ("API reference") is the contract in prose.',
+    'Rebuttal fights payment chargebacks. This document is generated from the validators the API itself uses; docs/api.md in the repository is the contract in prose.',
     'HTTPS only. Authenticate with HTTP Basic, the API key as user name and an empty password. Every answer is JSON with `object`, `livemode` and `url` (the request path). Bodies are JSON or form-encoded (at most 1 MiB; in a form a dictionary is `fields[key]=value`, an array one JSON-text value, a boolean `true` or `false`); query-string parameters also count on POST and PUT, the body winning a clash; unknown parameters are ignored. Request timestamps are ISO 8601 (no zone means UTC) or Unix seconds; amounts are integers in minor units.',
     `Versions: ${apiVersions.map((version) => `\`${version}\``).join(', ')}; this document describes the latest. Send \`Service-Version\` to pick one per request.`,
     "Rules the schemas cannot state (URL schemes, non-negative amounts, real calendar dates, one cursor at most, …) are checked by the API and answer `invalid_request` or the parameter's own error type.",

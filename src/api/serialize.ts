@@ -6,7 +6,7 @@ import type { LoggedEvent } from '../services/webhooks/event-log.js';
 
 /**
  * Response bodies other than errors: the dispute object, lists, templates, webhook endpoints and events
- * (API.md sections 1, 3, 6, 8).
+ * (docs/api.md, "The dispute object", "Templates and response documents" and "Webhooks").
  */
 
 export function disputeBody(found: { dispute: DisputeRecord; template: TemplateShape | null }, url: string) {
@@ -49,7 +49,7 @@ export const webhookEndpointPath = (id: string) => `/v1/webhook_endpoints/${id}`
 
 /**
  * The webhook_endpoint object. Its destination is `endpoint_url`: `url` is the request path on every
- * object (API.md section 1). The signing secret is shown by the create call only (`secret`).
+ * object (docs/api.md, "Conventions"). The signing secret is shown by the create call only (`secret`).
  */
 export function webhookEndpointObject(
   endpoint: EndpointRow,

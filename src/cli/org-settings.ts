@@ -10,7 +10,7 @@ import { table } from './table.js';
 
 /**
  * `org settings`: shows an organisation's settings, after applying the changes given (none: it only
- * shows them). README "Organisation settings" says what each one does.
+ * shows them). docs/api.md, "Organisation settings", says what each one does.
  */
 
 interface SettingsOptions {

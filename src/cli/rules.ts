@@ -7,7 +7,7 @@ import { modeOption } from './options.js';
 import { table } from './table.js';
 
 /**
- * `rules set|list`: an organisation's workflow rules for one mode (README "Workflow rules"). `set` replaces
+ * `rules set|list`: an organisation's workflow rules for one mode (docs/api.md, "Workflow rules"). `set` replaces
  * them all from a file, or changes nothing when the file has a problem; `list --json` prints a file that
  * `set` takes back unchanged.
  */

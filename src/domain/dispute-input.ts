@@ -13,7 +13,7 @@ import {
 import { disputeStates } from './states.js';
 import { checks, kinds, processors, reasons } from './vocabulary.js';
 
-/** Request parameters for the dispute endpoints (API.md section 4), shared by update, submit and create. */
+/** Request parameters for the dispute endpoints (docs/api.md, "Endpoints"), shared by update, submit and create. */
 
 const referenceUrl = absoluteUrl.nullable();
 

@@ -46,7 +46,7 @@ export interface DisputeRecord {
 }
 
 /**
- * The attributes that satisfy a required template field of the same name (API.md section 3,
+ * The attributes that satisfy a required template field of the same name (docs/api.md, "The dispute object",
  * missing_fields), under their API names; typed by `attributesFillingFields`, so the two cannot drift.
  */
 export function fillingAttributes(dispute: DisputeRecord): Record<FillingAttribute, unknown> {
@@ -63,14 +63,14 @@ export function fillingAttributes(dispute: DisputeRecord): Record<FillingAttribu
   };
 }
 
-/** Response timestamps: UTC, `YYYY-MM-DDTHH:MM:SS`, no zone suffix (API.md section 1). */
+/** Response timestamps: UTC, `YYYY-MM-DDTHH:MM:SS`, no zone suffix (docs/api.md, "Conventions"). */
 export function formatTimestamp(date: Date | null): string | null {
   return date ? date.toISOString().slice(0, 19) : null;
 }
 
 export const disputePath = (id: string) => `/v1/disputes/${id}`;
 
-/** The dispute object of API.md section 3; every field present, `null` when absent. */
+/** The dispute object of docs/api.md, "The dispute object"; every field present, `null` when absent. */
 export function toDisputeObject(
   dispute: DisputeRecord,
   template: TemplateShape | null,

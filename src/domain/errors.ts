@@ -1,5 +1,5 @@
 /**
- * The error catalogue of API.md section 7: every error type the API can answer with, and its status.
+ * The error catalogue of docs/api.md, "Errors": every error type the API can answer with, and its status.
  * Nothing else maps a type to a status.
  */
 export const errorStatus = {
@@ -37,7 +37,7 @@ export const errorStatus = {
 
 export type ErrorType = keyof typeof errorStatus;
 
-/** Which error type a bad value under each evidence parameter answers with (API.md section 3). */
+/** Which error type a bad value under each evidence parameter answers with (docs/api.md, "The dispute object"). */
 export const evidenceErrors = {
   fields: 'invalid_fields',
   products: 'invalid_products',

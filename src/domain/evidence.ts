@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ApiError } from './errors.js';
 import { absoluteUrl, currency, integer, jsonArray, nonNegativeInteger, text } from './params.js';
 
-/** Evidence items of API.md section 3. Each array has its own error type (see `evidenceErrorTypes`). */
+/** Evidence items of docs/api.md, "The dispute object". Each array has its own error type (see `evidenceErrorTypes`). */
 
 const quantity = z.union([text(100), z.number().int().min(0)]);
 const timeValue = z.union([text(100), z.number().int()]);

@@ -1,7 +1,7 @@
 import { closedStates } from './states.js';
 
 /**
- * What mirroring reports of one upserted dispute (API.md section 8). A new dispute is `dispute.created`;
+ * What mirroring reports of one upserted dispute (docs/api.md, "Webhooks"). A new dispute is `dispute.created`;
  * a dispute whose processor-owned data changed is `dispute.updated`, and also `dispute.closed` when the
  * change took it into a closed state. A dispute that arrives already closed is only created: it never
  * entered a closed state while this service watched it. Unchanged disputes are not written, so they

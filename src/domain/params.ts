@@ -21,7 +21,7 @@ const storableMessage = 'must not contain NUL characters or unpaired surrogates'
 export const text = (max = maxText) =>
   z.string().max(max, `must be at most ${max} characters`).refine(storable, storableMessage);
 
-/** Dispute and template ids: 1-255 characters of A-Z a-z 0-9 _ - . : (API.md section 4). */
+/** Dispute and template ids: 1-255 characters of A-Z a-z 0-9 _ - . : (docs/api.md, "Endpoints"). */
 export const idPattern = /^[A-Za-z0-9_\-.:]{1,255}$/;
 export const resourceId = z.string().regex(idPattern, 'must be 1-255 characters of A-Z a-z 0-9 _ - . :');
 

@@ -3,7 +3,7 @@ import { idPattern, show } from './params.js';
 import { kinds, processors, reasons } from './vocabulary.js';
 
 /**
- * Workflow rules (API.md section 5; configured with `rules set`, never through the API): what they are,
+ * Workflow rules (docs/api.md, "States and actions"; configured with `rules set`, never through the API): what they are,
  * how a rule file is read, and which rule decides a dispute. Pure: the services load the rules and the
  * dispute and apply what `evaluateRules` answers.
  *

@@ -3,7 +3,7 @@ import { ApiError, notFound } from './errors.js';
 import { missingFields, type TemplateShape } from './templates.js';
 
 /**
- * Why the dispute cannot be submitted as it stands, or null when it can (API.md section 5): it needs a
+ * Why the dispute cannot be submitted as it stands, or null when it can (docs/api.md, "States and actions"): it needs a
  * template that exists, every field the template requires, and its deadline still ahead. Asked by submit
  * and queue requests, by a queued dispute when its moment comes, and by an operator's retry.
  */

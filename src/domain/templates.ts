@@ -4,7 +4,7 @@ import { type FieldValue, fieldKey, own } from './evidence.js';
 import { jsonArray, resourceId, text } from './params.js';
 import { reasons } from './vocabulary.js';
 
-/** Template field types (API.md section 3) and how a value of each is checked and normalised. */
+/** Template field types (docs/api.md, "The dispute object") and how a value of each is checked and normalised. */
 export const fieldTypes = ['text', 'date', 'number', 'amount', 'url', 'email'] as const;
 export type FieldType = (typeof fieldTypes)[number];
 
@@ -76,7 +76,7 @@ export function checkFieldValues(
   return checked;
 }
 
-/** Dispute attributes that satisfy a required field of the same name (API.md section 3, missing_fields). */
+/** Dispute attributes that satisfy a required field of the same name (docs/api.md, "The dispute object", missing_fields). */
 export const attributesFillingFields = [
   'customer_name',
   'customer_email',
@@ -113,7 +113,7 @@ export function missingFields(
   return missing;
 }
 
-/** Merges sent fields into stored ones: a key sent as null or "" is removed (API.md section 3). */
+/** Merges sent fields into stored ones: a key sent as null or "" is removed (docs/api.md, "The dispute object"). */
 export function mergeFields(
   stored: Record<string, FieldValue>,
   sent: Record<string, FieldValue> | undefined,
@@ -132,7 +132,7 @@ const templateFields = jsonArray(templateField, 200).refine(
   'field keys must be unique',
 );
 
-/** Template attributes a client sets (API.md section 6); `id` only on create. */
+/** Template attributes a client sets (docs/api.md, "Templates and response documents"); `id` only on create. */
 export const templateInput = z.object({
   name: text(255).nullable().optional(),
   description: text().nullable().optional(),

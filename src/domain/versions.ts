@@ -1,5 +1,5 @@
 /**
- * API versions and the behaviour gates of API.md section 2. This is the only module that compares
+ * API versions and the behaviour gates of docs/api.md, "Versions". This is the only module that compares
  * version strings: everything else asks `isOn(version, gate)`.
  */
 export const apiVersions = ['2016-03-05', '2017-10-30', '2020-02-28', '2021-09-15'] as const;

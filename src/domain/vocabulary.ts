@@ -1,4 +1,4 @@
-/** The vocabularies of the dispute object (API.md section 3); states live with their table in states.ts. */
+/** The vocabularies of the dispute object (docs/api.md, "The dispute object"); states live with their table in states.ts. */
 export const reasons = [
   'general',
   'fraudulent',

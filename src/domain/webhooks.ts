@@ -4,7 +4,7 @@ import { boolean, text } from './params.js';
 import { type ApiVersion, apiVersions, isApiVersion, isOn, referenceNames } from './versions.js';
 
 /**
- * Webhooks as data and pure functions (API.md section 8): event kinds, which endpoint gets which event,
+ * Webhooks as data and pure functions (docs/api.md, "Webhooks"): event kinds, which endpoint gets which event,
  * the payload per API version, the Standard Webhooks signature, and when a failing delivery gives up.
  */
 

@@ -11,7 +11,7 @@ import { type QueueName, queueNames } from './names.js';
  *
  * Job ids derive from the row a job acts on, never from client-chosen ids (BullMQ forbids `:` in custom
  * ids and dispute ids may hold one). An id stops deduplicating once its job is removed, so every handler
- * first checks its row's status (ARCHITECTURE.md, queues and guarantees).
+ * first checks its row's status (docs/architecture.md, "Queues and guarantees").
  */
 
 const rowId = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[0-9a-z]{20}$`));
@@ -26,7 +26,7 @@ const keep = {
 export const backoffTypes = {
   /** Processor calls: exponential with equal jitter, or the processor's own Retry-After. */
   processor: 'processor',
-  /** Webhook deliveries: growing to every 30 minutes, for 3 days (API.md section 8). */
+  /** Webhook deliveries: growing to every 30 minutes, for 3 days (docs/api.md, "Webhooks"). */
   webhook: 'webhook',
   /** Work waiting for other work to finish: exponential with equal jitter, capped at 5 minutes. */
   waiting: 'waiting',

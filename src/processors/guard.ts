@@ -7,7 +7,7 @@ import { ProcessorError } from './types.js';
 
 /**
  * What stands between an account's calls and its processor, held in Redis so that every worker process
- * agrees (ARCHITECTURE.md, processors):
+ * agrees (docs/architecture.md, "Processors"):
  * - a rate limit per account, below the processor's own (a token bucket, services/rate-limit.ts): a call
  *   waits for a token up to `maxWaitMs`, then fails as transient, and the job retries later;
  * - a circuit breaker per account: after `threshold` calls in a row found the processor away (no answer,

@@ -7,7 +7,7 @@ import { refusalText } from './refusal-text.js';
 import { ProcessorError } from './types.js';
 
 /**
- * The one way adapters reach a processor over HTTP (ARCHITECTURE.md, processors):
+ * The one way adapters reach a processor over HTTP (docs/architecture.md, "Processors"):
  * - every call has a deadline (the job's lock is renewed while it runs, so a slow processor does not
  *   lose the job to another worker);
  * - got retries only calls the caller marks idempotent (reads, and writes carrying the processor's

@@ -4,7 +4,7 @@ import type { Reason } from '../domain/vocabulary.js';
  * Card networks' reason codes in this service's reasons, for processors that pass the network's code
  * through (Adyen, Checkout.com, Vantiv, Worldpay reports, Amex reports). One table per network, as data.
  * Sources: Stripe's Visa-to-category table (docs.stripe.com/disputes/categories), Mastercard's chargeback
- * guide reason codes, and the Amex codes of PROCESSORS.md section 8.5 (Antom and Braintree's mappings).
+ * guide reason codes, and the Amex codes of docs/architecture.md, "Amex" (Antom and Braintree's mappings).
  * A code none of them knows is `general`: the dispute is still mirrored and answerable.
  */
 

@@ -62,7 +62,7 @@ export interface SubmitEvidenceRequest extends ConnectedRequest {
   idempotencyKey: string;
 }
 
-/** What src/services/documents.ts renders from a submission (README, Response documents). */
+/** What src/services/documents.ts renders from a submission (docs/api.md, "Templates and response documents"). */
 export interface ResponsePackage {
   /** Scalar evidence by name: the template's fields filled, and the template text as `uncategorized_text`. */
   evidence: Record<string, string | number | boolean>;
@@ -98,7 +98,7 @@ export interface AcceptDisputeRequest extends ConnectedRequest {
 
 export interface PastPaymentsRequest extends ConnectedRequest {
   dispute: DisputeReference;
-  /** At most this many (API.md: past_payments holds at most 10). */
+  /** At most this many (docs/api.md, "The dispute object": past_payments holds at most 10). */
   limit: number;
 }
 
@@ -125,7 +125,7 @@ export class PushRejectedError extends Error {
   override readonly name = 'PushRejectedError';
 }
 
-/** What an adapter can do, for the registry, the services and the README's processor table. */
+/** What an adapter can do, for the registry, the services and the processor notes (docs/operations.md, "Processors"). */
 export interface Capabilities {
   /** Lists changed disputes: connected accounts are polled. */
   list: boolean;
@@ -159,8 +159,8 @@ export interface ProcessorAdapter {
   /**
    * One page of the account's disputes changed since `cursor`, in the processor's own order (a dispute
    * listed twice in a page counts once, its later entry winning). Present on every
-   * adapter whose processor has a list API; the mirror job pages through it (ARCHITECTURE.md, the two
-   * flows). Absent where there is nothing to mirror (standalone `api` disputes, processors without one).
+   * adapter whose processor has a list API; the mirror job pages through it (docs/architecture.md,
+   * "The two flows"). Absent where there is nothing to mirror (standalone `api` disputes, processors without one).
    */
   listDisputes?(request: ListDisputesRequest): Promise<DisputePage>;
   /** The dispute as the processor holds it now; null when it knows no such dispute. */

@@ -220,7 +220,7 @@ export function describeAccount(account: AccountRow) {
     account: account.id,
     uid: account.uid,
     processor: account.processor,
-    /** Where the processor's own webhooks go (README, processors), for processors that push. */
+    /** Where the processor's own webhooks go (docs/operations.md, "Processors"), for processors that push. */
     hook_path: pushingProcessors.has(account.processor)
       ? `/processor-hooks/${account.processor}/${account.uid}`
       : null,

@@ -10,7 +10,7 @@ import { type DisputeRow, findTemplates, type TemplateRow } from './dispute-reco
 import { loadTenantRules, type TenantRules, tenantKey } from './rules.js';
 
 /**
- * The one place where new disputes meet the organisation's workflow rules (API.md section 5): mirrored
+ * The one place where new disputes meet the organisation's workflow rules (docs/api.md, "States and actions"): mirrored
  * pages, disputes created through the API and generated test disputes all arrive here. It runs inside
  * the transaction that inserted the disputes and before their `dispute.created` events are written, so
  * an event carries the state and template the rules chose.

@@ -412,7 +412,7 @@ export async function createDispute(
 /**
  * What a step leaves to do once its transaction has committed: run the submission it prepared, or throw
  * a refusal found after the client's parameters were saved (what was saved stays saved when a submit
- * then fails, API.md section 4).
+ * then fails, docs/api.md, "Endpoints").
  */
 type StepResult = (DisputeOutcome & { submissionId?: string }) | { refusal: ApiError };
 
@@ -461,7 +461,7 @@ async function inTransaction(
 }
 
 /**
- * Accept rules on an update, submit or queue (API.md section 2, gate 2020-02-28; before it rules apply to
+ * Accept rules on an update, submit or queue (docs/api.md, "Versions", gate 2020-02-28; before it rules apply to
  * new disputes only). They act where accepting would proceed by the state table, on the dispute as the
  * request leaves it, unless the client forces; review rules never apply here (services/rules.ts).
  */
@@ -484,7 +484,7 @@ async function acceptedByRule(
 }
 
 /**
- * Saves the client's parameters and defers the refusal to after the commit (API.md section 4) — except on
+ * Saves the client's parameters and defers the refusal to after the commit (docs/api.md, "Endpoints") — except on
  * a queued dispute, which must stay submittable for its unattended submission: there nothing is saved.
  */
 async function refuseAfterSaving(

@@ -37,7 +37,7 @@ export interface DisputeEvent {
   type: EventType;
   dispute: DisputeRecord & { orgId: string; uid: string };
   template: TemplateShape | null;
-  /** Stored with the dispute object: what the event's kind adds to its payload (API.md section 8). */
+  /** Stored with the dispute object: what the event's kind adds to its payload (docs/api.md, "Webhooks"). */
   extra?: Record<string, unknown>;
 }
 

@@ -20,7 +20,7 @@ import { type DisputeEvent, recordDisputeEvents } from './events.js';
  * transaction with the events it causes and the account's new cursor. Either the page, its events and
  * the cursor all commit, or none does, so a failed page is listed again from the same cursor.
  *
- * The rules of ARCHITECTURE.md live in the one upsert statement, where they hold against concurrent
+ * The rules of mirroring (docs/architecture.md, "Mirroring") live in the one upsert statement, where they hold against concurrent
  * writers (the API, the submission worker) without a read-modify-write race:
  * - only processor-owned columns are written; the client's (template, evidence, reference url,
  *   account_id) and this service's bookkeeping never are;

@@ -3,7 +3,7 @@ import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Db } from '../db/client.js';
 import { ApiError } from '../domain/errors.js';
 
-/** Cursor paging of API.md section 4, for every list: newest first by (created, id), both directions. */
+/** Cursor paging of docs/api.md, "Endpoints", for every list: newest first by (created, id), both directions. */
 export interface PageQuery {
   limit: number;
   startingAfter?: string;

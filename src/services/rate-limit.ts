@@ -36,7 +36,7 @@ export type RateDecision = { allowed: true } | { allowed: false; retryAfterSecon
 const leaseMs = 1000;
 
 /**
- * Requests per API key (API.md section 9): `perSecond` a second with bursts of twice that, shared by every
+ * Requests per API key (docs/api.md, "Limits"): `perSecond` a second with bursts of twice that, shared by every
  * process through Redis. A process leases up to a tenth of a second's tokens at once and spends them
  * locally, so a busy key costs one Redis call per lease, not per request; tokens leave the shared bucket
  * when leased, so the limit is never exceeded. When Redis cannot answer, requests go through: refusing

@@ -5,7 +5,7 @@ import { ApiError } from '../domain/errors.js';
 import { type DisputeRow, findDispute, type Tenant } from './dispute-records.js';
 
 /**
- * The response package of a dispute (API.md section 4): the evidence and PDF of its latest submission,
+ * The response package of a dispute (docs/api.md, "Endpoints"): the evidence and PDF of its latest submission,
  * whether the processor took it or not, so a merchant can always see what was sent last.
  */
 export interface DisputeResponse {

@@ -661,7 +661,7 @@ async function finishMany(db: Db, items: Finish[]): Promise<boolean[]> {
         .returning();
       record('dispute.submitted', rows);
       // Every success announces the package it sent (for standalone integrations, and processors whose
-      // portal takes the upload; API.md section 8), also for a dispute the processor decided meanwhile,
+      // portal takes the upload; docs/api.md, "Webhooks"), also for a dispute the processor decided meanwhile,
       // which keeps its state and gets no dispute.submitted.
       const current = new Map(rows.map((dispute) => [dispute.uid, dispute]));
       const decided = succeeded.filter(({ claimed }) => !current.has(claimed.dispute.uid));

@@ -6,7 +6,7 @@ import type { CreateTemplateInput, TemplateInput } from '../domain/templates.js'
 import { ownedBy, type TemplateRow, type Tenant } from './dispute-records.js';
 import { type PageQuery, planPage } from './paging.js';
 
-/** Templates CRUD (API.md section 6): each template belongs to one organisation and mode. */
+/** Templates CRUD (docs/api.md, "Templates and response documents"): each template belongs to one organisation and mode. */
 
 export async function createTemplate(
   db: Db | Tx,

@@ -439,7 +439,7 @@ export class AdyenFake implements ContractFake {
     },
   };
 
-  /** Adyen's refusals for a dispute that can no longer be answered (PROCESSORS.md 4.2). */
+  /** Adyen's refusals for a dispute that can no longer be answered (docs/architecture.md, "Adyen"). */
   #unanswerable(dispute: FakeAdyenDispute): string | null {
     if (dispute.defensePeriodEndsAt.getTime() < Date.now()) return 'Dispute expired.';
     const status = (dispute.history.at(-1) as FakeAdyenEvent).status;

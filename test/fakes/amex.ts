@@ -2,7 +2,7 @@ import type { ContractFake } from '../helpers/adapter-contract.js';
 import { FakeServer, jsonReply } from './harness.js';
 
 /**
- * American Express has no merchant disputes API (PROCESSORS.md section 8): this fake holds the disputes
+ * American Express has no merchant disputes API (docs/architecture.md, "Amex"): this fake holds the disputes
  * the Merchant Account's Disputes tool would show, and writes the CSV report that tool downloads, with the
  * columns of a public guide to it (developers.justt.ai/docs/amex-extract, "Include currency" ticked: the
  * amount carries its currency) and the reply-by date the tool shows. Its server answers every request 404,

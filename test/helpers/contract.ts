@@ -1,6 +1,6 @@
-/** Facts of ../shared/API.md that several test files check, written from the contract, not from src/. */
+/** Facts of docs/api.md that several test files check, written from the contract, not from src/. */
 
-/** Every attribute of the dispute object, API.md section 3, plus `object`, `livemode` and `url`. */
+/** Every attribute of the dispute object, docs/api.md, "The dispute object", plus `object`, `livemode` and `url`. */
 export const disputeAttributes = [
   'id',
   'state',

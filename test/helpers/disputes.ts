@@ -7,7 +7,7 @@ import type { RecordedSubmission } from '../../src/processors/mock/adapter.js';
 import type { CreatedOrganisation } from '../../src/services/organisations.js';
 import type { ApiResponse, TestApi } from './api.js';
 
-/** Factories and assertions shared by the dispute endpoint tests (API.md sections 3 to 5). */
+/** Factories and assertions shared by the dispute endpoint tests (docs/api.md, "The dispute object" to "States and actions"). */
 
 export { disputeAttributes } from './contract.js';
 
@@ -25,7 +25,7 @@ export interface Tenant extends CreatedOrganisation {
   key: string;
 }
 
-/** Response timestamps: UTC, `YYYY-MM-DDTHH:MM:SS`, no zone (API.md section 1). */
+/** Response timestamps: UTC, `YYYY-MM-DDTHH:MM:SS`, no zone (docs/api.md, "Conventions"). */
 export const timestampPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 
 const day = 86_400_000;
@@ -42,7 +42,7 @@ export function daysFromNow(days: number): string {
   return new Date(Date.now() + days * day).toISOString();
 }
 
-/** The required parameters of POST /v1/disputes (API.md section 4), with a fresh id. */
+/** The required parameters of POST /v1/disputes (docs/api.md, "Endpoints"), with a fresh id. */
 export function requiredParams(overrides: Json = {}): Json {
   return {
     id: uniqueId('dp_api'),
@@ -57,7 +57,7 @@ export function requiredParams(overrides: Json = {}): Json {
   };
 }
 
-/** How the API prints a Date (API.md section 1). */
+/** How the API prints a Date (docs/api.md, "Conventions"). */
 export function formatted(date: Date): string {
   return date.toISOString().slice(0, 19);
 }
@@ -171,7 +171,7 @@ export function acceptedSubmissions(api: TestApi, id: string): RecordedSubmissio
   return [...api.mock.accepted.values()].filter((recorded) => recorded.request.dispute.id === id);
 }
 
-/** Asserts the error body of API.md section 7 exactly: `{url, livemode, error: {status, message, type}}`. */
+/** Asserts the error body of docs/api.md, "Errors" exactly: `{url, livemode, error: {status, message, type}}`. */
 export function expectError(
   response: ApiResponse<unknown>,
   status: number,

@@ -11,7 +11,7 @@ import { expect } from 'vitest';
 import type { ApiResponse } from './api.js';
 import { testTls } from './tls.js';
 
-/** The error catalogue of API.md section 7, restated from the contract (not imported from src). */
+/** The error catalogue of docs/api.md, "Errors", restated from the contract (not imported from src). */
 export const contractErrorStatus: Record<string, readonly number[]> = {
   authentication: [401],
   insecure_connection: [403],
@@ -50,7 +50,7 @@ export interface ExpectedError {
 }
 
 /**
- * Asserts the error body of API.md section 7 exactly: `{url, livemode, error: {status, message, type}}`,
+ * Asserts the error body of docs/api.md, "Errors" exactly: `{url, livemode, error: {status, message, type}}`,
  * JSON with charset, the status in the body equal to the HTTP status, and a type the catalogue knows.
  */
 export function expectApiError(response: ApiResponse<unknown>, expected: ExpectedError): void {
@@ -64,7 +64,7 @@ export function expectApiError(response: ApiResponse<unknown>, expected: Expecte
   });
   const { error } = response.body as { error: { message: string; type: string; status: number } };
   expect(error.message.length, summary).toBeGreaterThan(0);
-  expect(contractErrorStatus[error.type], `type ${error.type} is in API.md section 7`).toContain(
+  expect(contractErrorStatus[error.type], `type ${error.type} is in docs/api.md, "Errors"`).toContain(
     error.status,
   );
 }

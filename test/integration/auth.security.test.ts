@@ -16,7 +16,7 @@ import {
   snapshotTables,
 } from '../helpers/security.js';
 
-/** Authentication, key storage and rotation, transport security, and secrets in logs (API.md section 1). */
+/** Authentication, key storage and rotation, transport security, and secrets in logs (docs/api.md, "Conventions"). */
 
 let api: TestApi;
 beforeAll(async () => {

@@ -15,7 +15,7 @@ import {
 } from '../helpers/disputes.js';
 
 /**
- * API.md section 1: a body is JSON or a form (brackets for dictionaries, one JSON-text value per array,
+ * docs/api.md, "Conventions": a body is JSON or a form (brackets for dictionaries, one JSON-text value per array,
  * `true`/`false` booleans), and query-string parameters merge under the body on POST and PUT.
  */
 

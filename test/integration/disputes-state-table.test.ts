@@ -12,7 +12,7 @@ import {
 } from '../helpers/disputes.js';
 
 /**
- * The state x action table of API.md section 5, over HTTP. Every dispute starts submittable (a template
+ * The state x action table of docs/api.md, "States and actions", over HTTP. Every dispute starts submittable (a template
  * with its required field filled, due in ten days), so that only the state decides the answer.
  */
 
@@ -54,7 +54,7 @@ const refused = (error: string): Expected => ({ error });
 const row = (error: string) => ({ update: error, submit: error, queue: error, accept: error });
 
 /**
- * API.md section 5 under the latest version (the organisation default), without force. The contract
+ * docs/api.md, "States and actions" under the latest version (the organisation default), without force. The contract
  * names no status for queueing; the service answers 200 (nothing is submitted yet).
  */
 const table: Record<State, Record<Action, Expected>> = {
@@ -165,7 +165,7 @@ async function check(
   if ('error' in expected) {
     expectError(response, 400, expected.error, { url: expect.stringMatching(`^/v1/disputes/${dispute.id}`) });
     // A refused action changes nothing. Submit-time checks (overdue) come after the parameters are
-    // saved (API.md section 4); with none sent only `updated` may move.
+    // saved (docs/api.md, "Endpoints"); with none sent only `updated` may move.
     const after = await getDispute(api, tenant.key, dispute.id);
     expect(after).toEqual(
       expected.error === 'dispute_overdue' ? { ...dispute, updated: expect.any(String) } : dispute,
@@ -188,7 +188,7 @@ const cells = states.flatMap((state) =>
   ),
 );
 
-describe('state x action (API.md section 5), latest version, no force', () => {
+describe('state x action (docs/api.md, "States and actions"), latest version, no force', () => {
   it('covers all 14 states', () => {
     expect(Object.keys(table).sort()).toEqual([...states].sort());
   });

@@ -16,7 +16,7 @@ import {
 
 /**
  * Hostile and malformed requests across every endpoint. Each must get a JSON 4xx with the error body of
- * API.md section 7 (never a 5xx, never HTML, never a hang), and no row of any table may change: the
+ * docs/api.md, "Errors" (never a 5xx, never HTML, never a hang), and no row of any table may change: the
  * database is snapshotted before and after every request and once more at the end.
  */
 
@@ -638,7 +638,7 @@ add({
 
 // ---- Templates create and update ----
 
-/** A template's own `fields` (its field definitions) is "any other bad parameter" of API.md section 7. */
+/** A template's own `fields` (its field definitions) is "any other bad parameter" of docs/api.md, "Errors". */
 const templateFieldsError = 'invalid_request';
 const templateParameters: Record<string, [string, unknown][]> = {
   name: [

@@ -4,7 +4,7 @@ import { startTestApi, type TestApi } from '../helpers/api.js';
 import { expectApiError } from '../helpers/security.js';
 
 /**
- * Tenant and mode isolation (API.md section 1): a key sees only its own organisation's data of its own
+ * Tenant and mode isolation (docs/api.md, "Conventions"): a key sees only its own organisation's data of its own
  * mode. Two organisations each hold, in both modes, a dispute and a template of the same id, plus one of
  * their own; every endpoint is asked for its own and for the others'.
  */

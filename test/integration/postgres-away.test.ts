@@ -62,7 +62,7 @@ const writeMessage =
   'The service cannot reach its database right now, so whether this request took effect is not known; ' +
   'retrieve the object before sending it again.';
 
-/** Asserts the 503 of API.md section 7 exactly, answered within the bound; `pending` when already sent. */
+/** Asserts the 503 of docs/api.md, "Errors" exactly, answered within the bound; `pending` when already sent. */
 async function expectUnavailable(
   name: keyof ReturnType<typeof requests>,
   pending = timed(name),

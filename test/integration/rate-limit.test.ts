@@ -42,7 +42,7 @@ async function serve(limiter: RateLimiter): Promise<(key: string) => Promise<Res
     });
 }
 
-describe('rate limit per API key (API.md section 9)', () => {
+describe('rate limit per API key (docs/api.md, "Limits")', () => {
   it('allows bursts of twice the rate, then answers 429 rate_limited with Retry-After, per key', async () => {
     const redis = await readyRedis();
     try {

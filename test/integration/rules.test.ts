@@ -27,7 +27,7 @@ import {
 } from '../helpers/disputes.js';
 
 /**
- * Workflow rules over HTTP and through the mirror (API.md sections 2 and 5): on arrival review and accept
+ * Workflow rules over HTTP and through the mirror (docs/api.md, "Versions" and "States and actions"): on arrival review and accept
  * rules set the state and template rules (or the organisation's default per reason) the template; from
  * 2020-02-28 accept rules also act on update, submit and queue; `force=true` bypasses review and accept.
  * Every case has an organisation of its own, so its rules meet only its disputes.

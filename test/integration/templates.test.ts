@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { expectApiError } from '../helpers/security.js';
 
-/** Templates CRUD (API.md section 6). */
+/** Templates CRUD (docs/api.md, "Templates and response documents"). */
 
 let api: TestApi;
 beforeAll(async () => {

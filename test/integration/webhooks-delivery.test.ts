@@ -19,7 +19,7 @@ import {
   receivingEndpoint,
 } from '../helpers/webhooks.js';
 
-/** Webhook delivery through the real relay, queue and HTTP (API.md section 8), to receivers on loopback. */
+/** Webhook delivery through the real relay, queue and HTTP (docs/api.md, "Webhooks"), to receivers on loopback. */
 
 let api: TestApi;
 let jobs: JobEventLog;

@@ -15,7 +15,7 @@ import {
 } from '../helpers/security.js';
 
 /**
- * The webhook endpoints API and the event log (API.md section 8), without workers: what the API answers
+ * The webhook endpoints API and the event log (docs/api.md, "Webhooks"), without workers: what the API answers
  * and stores. Delivery is webhooks-delivery.test.ts's.
  */
 

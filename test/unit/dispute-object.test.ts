@@ -62,7 +62,7 @@ function fullDispute(overrides: Partial<DisputeRecord> = {}): DisputeRecord {
 
 const serverTimestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 
-describe('toDisputeObject returns the dispute object of API.md section 3', () => {
+describe('toDisputeObject returns the dispute object of docs/api.md, "The dispute object"', () => {
   it('has exactly the contract fields plus object, livemode and url', () => {
     expect(Object.keys(toDisputeObject(fullDispute(), null)).sort()).toEqual([...contractKeys].sort());
   });

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, type ErrorType, errorStatus, evidenceErrors, notFound } from '../../src/domain/errors.js';
 
-/** API.md section 7, written from the contract. template_not_found has two statuses (see section 6). */
+/** docs/api.md, "Errors", written from the contract. template_not_found has two statuses (see section 6). */
 const contract: Record<string, number | readonly [number, number]> = {
   authentication: 401,
   insecure_connection: 403,
-  // Decided with issue 4: a tampered or expired document link (README, Response documents).
+  // Decided with issue 4: a tampered or expired document link (docs/api.md, "Templates and response documents").
   invalid_link: 403,
   dispute_not_found: 404,
   template_not_found: [400, 404],
@@ -29,7 +29,7 @@ const contract: Record<string, number | readonly [number, number]> = {
   rate_limited: 429,
   processor_error: 502,
   server_error: 500,
-  // Decided with issue 5: a processor's push for a paused account (README, Processors).
+  // Decided with issue 5: a processor's push for a paused account (docs/operations.md, "Processors").
   unavailable: 503,
 };
 
@@ -37,7 +37,7 @@ const singleStatus = Object.entries(contract).filter(
   (entry): entry is [ErrorType, number] => typeof entry[1] === 'number',
 );
 
-describe('the error catalogue (API.md section 7)', () => {
+describe('the error catalogue (docs/api.md, "Errors")', () => {
   it('has exactly the error types of the contract', () => {
     expect(Object.keys(errorStatus).sort()).toEqual(Object.keys(contract).sort());
   });
@@ -92,7 +92,7 @@ describe('notFound', () => {
   });
 });
 
-describe('evidence error types (API.md section 3)', () => {
+describe('evidence error types (docs/api.md, "The dispute object")', () => {
   it('give each evidence parameter its own error type', () => {
     expect(evidenceErrors).toEqual({
       fields: 'invalid_fields',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { latestById, mirrorEvents } from '../../src/domain/mirroring.js';
 
-/** What a mirrored change reports (API.md section 8), written out from the contract. */
+/** What a mirrored change reports (docs/api.md, "Webhooks"), written out from the contract. */
 describe('mirrorEvents', () => {
   it.each([
     // inserted, previous state, state now, events

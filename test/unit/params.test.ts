@@ -17,7 +17,7 @@ const utc = (...parts: [number, number, number, number?, number?, number?, numbe
   return new Date(Date.UTC(year, month - 1, day, hours, minutes, seconds, ms));
 };
 
-describe('parseTimestamp accepts ISO 8601 and Unix seconds (API.md section 1)', () => {
+describe('parseTimestamp accepts ISO 8601 and Unix seconds (docs/api.md, "Conventions")', () => {
   it.each<[string, number | string, Date]>([
     ['ISO 8601 with Z', '2021-03-01T12:34:56Z', utc(2021, 3, 1, 12, 34, 56)],
     ['ISO 8601 without a zone, read as UTC', '2021-03-01T12:34:56', utc(2021, 3, 1, 12, 34, 56)],

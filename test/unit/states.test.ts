@@ -10,7 +10,7 @@ import {
 import type { ApiVersion } from '../../src/domain/versions.js';
 
 /**
- * The state x action table of API.md section 5, written out here from the contract (not from states.ts) so a
+ * The state x action table of docs/api.md, "States and actions", written out here from the contract (not from states.ts) so a
  * wrong cell in the module fails a test. Each cell is a function of (force, version) because two rows depend
  * on them: requires_review (force) and accepted (force and the 2020-02-28 gate).
  */
@@ -149,7 +149,7 @@ const cells = contractStates.flatMap((state) =>
   ),
 );
 
-describe('decide: every cell of the API.md section 5 table', () => {
+describe('decide: every cell of the docs/api.md, "States and actions" table', () => {
   it('knows exactly the 14 states and 4 actions of the contract', () => {
     expect([...disputeStates].sort()).toEqual([...contractStates].sort());
     expect([...actions].sort()).toEqual(['accept', 'queue', 'submit', 'update']);

@@ -32,7 +32,7 @@ function caught(run: () => unknown): unknown {
 }
 
 describe('field types', () => {
-  it('are the six types of API.md section 3', () => {
+  it('are the six types of docs/api.md, "The dispute object"', () => {
     expect([...fieldTypes].sort()).toEqual(['amount', 'date', 'email', 'number', 'text', 'url']);
   });
 });
@@ -191,7 +191,7 @@ describe('missingFields', () => {
     expect(missingFields(template, { order_id: null }, {})).toEqual({ order_id: 'text' });
   });
 
-  it('fills the nine attributes of API.md section 3', () => {
+  it('fills the nine attributes of docs/api.md, "The dispute object"', () => {
     expect([...attributesFillingFields].sort()).toEqual(
       [
         'customer_name',

@@ -10,7 +10,7 @@ import {
   renameLegacyParameters,
 } from '../../src/domain/versions.js';
 
-/** API.md section 2, written from the contract. */
+/** docs/api.md, "Versions", written from the contract. */
 const contractVersions: ApiVersion[] = ['2016-03-05', '2017-10-30', '2020-02-28', '2021-09-15'];
 
 const gateCases: { gate: Gate; from: ApiVersion; before: ApiVersion; what: string }[] = [

@@ -15,7 +15,7 @@ import {
   webhookPayload,
 } from '../../src/domain/webhooks.js';
 
-/** API.md section 8, the pure half: payloads by version, signatures, fan-out, giving up. */
+/** docs/api.md, "Webhooks", the pure half: payloads by version, signatures, fan-out, giving up. */
 
 const secret = `whsec_${randomBytes(24).toString('base64')}`;
 const dispute = { id: 'dp_1', charge: 'ch_1', account_id: 'acct_1', state: 'won', object: 'dispute' };

@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from '../../domain/errors.js';
 import type { KeyResolver, Principal } from '../../services/authenticate.js';
 
-/** HTTP Basic with the API key as user name and an empty password (API.md section 1). */
+/** HTTP Basic with the API key as user name and an empty password (docs/api.md, "Conventions"). */
 export function authenticate(keys: KeyResolver) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const key = basicUser(req.headers.authorization);
@@ -21,7 +21,7 @@ export function authenticate(keys: KeyResolver) {
   };
 }
 
-/** The key from `Basic base64(key:)`; the password must be empty (API.md section 1), else no key. */
+/** The key from `Basic base64(key:)`; the password must be empty (docs/api.md, "Conventions"), else no key. */
 function basicUser(header: string | undefined): string | null {
   const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header ?? '');
   if (!match?.[1]) return null;

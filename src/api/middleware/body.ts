@@ -3,7 +3,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import qs from 'qs';
 import { ApiError } from '../../domain/errors.js';
 
-/** Bodies are at most 1 MiB (API.md section 9). */
+/** Bodies are at most 1 MiB (docs/api.md, "Limits"). */
 export const maxBodyBytes = 1024 * 1024;
 
 /** qs limits: deep enough for `fields[key]`, shallow enough that a hostile body cannot cost much. */
@@ -53,7 +53,7 @@ export function readBody(req: Request, res: Response, next: NextFunction): void 
     throw new ApiError('invalid_request', `Unsupported content type: send ${supportedTypes.join(' or ')}.`);
 }
 
-/** Query parameters merge under the body on every method (API.md section 1): the body wins a clash. */
+/** Query parameters merge under the body on every method (docs/api.md, "Conventions"): the body wins a clash. */
 export function mergeInput(req: Request, res: Response, next: NextFunction): void {
   const body: unknown = req.body ?? {};
   if (typeof body !== 'object' || Array.isArray(body)) {

@@ -4,7 +4,7 @@ import { ApiError, databaseUnavailable } from '../../domain/errors.js';
 import { describeError, type Logger } from '../../logger.js';
 import { reportedElsewhere, requestIdOf } from './request-log.js';
 
-/** The error body of API.md section 7: `{url, livemode, error: {status, message, type}}`. */
+/** The error body of docs/api.md, "Errors": `{url, livemode, error: {status, message, type}}`. */
 export function errorBody(url: string | null, livemode: boolean, error: ApiError) {
   return { url, livemode, error: { status: error.status, message: error.message, type: error.type } };
 }

@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from '../../domain/errors.js';
 
 /**
- * Refuses requests that did not arrive over TLS (API.md section 1). Behind a TLS-terminating proxy with
+ * Refuses requests that did not arrive over TLS (docs/api.md, "Conventions"). Behind a TLS-terminating proxy with
  * TRUST_PROXY=true, express's `req.secure` reads X-Forwarded-Proto; otherwise only the socket counts.
  */
 export function requireHttps(req: Request, _res: Response, next: NextFunction): void {

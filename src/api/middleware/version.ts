@@ -5,7 +5,7 @@ import { principalOf } from './auth.js';
 
 /**
  * The request's API version: `Service-Version`, or its alias `Chargehound-Version` (so the original
- * interface's client libraries work unchanged), else the organisation's default (API.md section 2).
+ * interface's client libraries work unchanged), else the organisation's default (docs/api.md, "Versions").
  */
 export function resolveVersion(req: Request, res: Response, next: NextFunction): void {
   const sent = req.headers['service-version'] ?? req.headers['chargehound-version'];

@@ -31,7 +31,7 @@ export const webhookEndpointIdParameter = mintedId(
 );
 export const eventIdParameter = mintedId(idPrefixes.event, 'An `evt_…` id.', notFound.event);
 
-/** Paging parameters of every list (API.md section 4): both cursors at once is a bad request. */
+/** Paging parameters of every list (docs/api.md, "Endpoints"): both cursors at once is a bad request. */
 export const pageParams = z
   .object({
     limit: integer.pipe(z.number().min(1, 'must be 1 to 100').max(100, 'must be 1 to 100')).default(20),

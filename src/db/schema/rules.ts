@@ -4,7 +4,7 @@ import { timestamps } from './columns.js';
 import { tenancy } from './tenancy.js';
 
 /**
- * An organisation's workflow rules for one mode, in the order they apply (API.md section 5). Configured
+ * An organisation's workflow rules for one mode, in the order they apply (docs/api.md, "States and actions"). Configured
  * with the CLI (`rules set`), which replaces the whole set in one transaction.
  */
 export const rules = pgTable(

@@ -93,7 +93,7 @@ export class AdyenAdapter implements ProcessorAdapter {
   }
 
   /**
-   * Supplies the response PDF as one defense document, then defends (PROCESSORS.md 4.2): Adyen takes no
+   * Supplies the response PDF as one defense document, then defends (docs/architecture.md, "Adyen"): Adyen takes no
    * free text, and the PDF holds the whole response. Each step carries an Idempotency-Key derived from the
    * submission's, so a submission sent again after a lost answer, from the first step, gets Adyen's first
    * answer to each step back instead of a second document or a second defense. The calls are not retried

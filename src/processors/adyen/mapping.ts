@@ -9,7 +9,7 @@ import type { NormalizedDispute } from '../types.js';
  * its events (Standard webhooks, or rows of the Dispute transaction details report), each naming the
  * dispute's PSP reference, an event code and, in additionalData, the dispute's status at that moment
  * (docs.adyen.com/risk-management/disputes-api/dispute-notifications). The state is read from the two
- * (PROCESSORS.md section 4.4): the event when it is an outcome in itself, else the status.
+ * (docs/architecture.md, "Adyen"): the event when it is an outcome in itself, else the status.
  */
 
 type Kind = (typeof kinds)[number];
@@ -111,7 +111,7 @@ function stateOf(event: DisputeEvent, kind: Kind): DisputeState {
   const rule = eventRules[event.eventCode] as EventRule;
   if ('outcome' in rule) return rule.outcome;
   const state = statusStates[event.status ?? rule.assumed][kind === 'retrieval' ? 'retrieval' : 'chargeback'];
-  // Some disputes cannot be defended at all (PROCESSORS.md 4.4): nothing to answer while they are open.
+  // Some disputes cannot be defended at all (docs/architecture.md, "Adyen"): nothing to answer while they are open.
   const answerable = state === 'needs_response' || state === 'warning_needs_response';
   return answerable && event.defendable === false ? 'response_disabled' : state;
 }

@@ -20,7 +20,7 @@ import {
 
 /**
  * American Express, for merchants with a direct Amex relationship. Amex publishes no merchant disputes API
- * (PROCESSORS.md section 8): disputes come from the report the Disputes tool of the Amex Merchant Account
+ * (docs/architecture.md, "Amex"): disputes come from the report the Disputes tool of the Amex Merchant Account
  * downloads (`dispute import`), and a submission produces the response package for the merchant to upload
  * in that tool (delivery `portal`). Nothing is ever called, so Amex accounts take no credentials.
  */

@@ -8,14 +8,14 @@ import type { NormalizedDispute } from '../types.js';
 
 /**
  * American Express disputes as the Disputes tool of the Amex Merchant Account lists them in its CSV
- * download. Amex publishes no merchant disputes API and no description of this file (PROCESSORS.md
- * section 8). The column names are those a public guide to downloading it shows
+ * download. Amex publishes no merchant disputes API and no description of this file (docs/architecture.md,
+ * "Amex"). The column names are those a public guide to downloading it shows
  * (developers.justt.ai/docs/amex-extract: "Case Number", "Type", "Status", "Reason Code", "Amount" with
  * "Include currency" ticked, "Date Received", "Transaction Date", "Charge Reference Number"); the rest are
  * named as the tool's case page names its fields (americanexpress.com/us/merchant/support-center/disputes/
  * managing-a-disputes-case.html: "Case Type", "Disputes Amount", the reply-by date). Each field is found
  * under any of its names, whatever their case and spacing; status and type values are a judgement from
- * the tool's tabs ("Response Needed", "Review in Progress", "Closed") and PROCESSORS.md section 8.4.
+ * the tool's tabs ("Response Needed", "Review in Progress", "Closed") and docs/architecture.md, "Amex".
  */
 
 type Kind = (typeof kinds)[number];

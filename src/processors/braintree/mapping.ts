@@ -50,7 +50,7 @@ export const statusStates: Record<BraintreeStatus, { dispute: DisputeState; retr
   lost: { dispute: 'lost', retrieval: 'warning_closed' },
 };
 
-/** Braintree's reasons (PROCESSORS.md 2.5); one it adds later is `general`, as networks' unknown codes. */
+/** Braintree's reasons (docs/architecture.md, "Braintree"); one it adds later is `general`, as networks' unknown codes. */
 export const reasonTable: Record<string, Reason> = {
   cancelled_recurring_transaction: 'subscription_canceled',
   credit_not_processed: 'credit_not_processed',

@@ -67,7 +67,7 @@ export const resolvedReasonStates: Record<string, DisputeState> = {
   negative_amount: 'won',
 };
 
-/** Checkout.com's `category` in this service's reasons (PROCESSORS.md 5.5). */
+/** Checkout.com's `category` in this service's reasons (docs/architecture.md, "Checkout.com"). */
 export const categoryReasons: Record<string, Reason> = {
   fraudulent: 'fraudulent',
   unrecognized: 'unrecognized',

@@ -29,7 +29,7 @@ import { linksSchema, type PaypalDispute, paypalDisputeSchema, toNormalizedDispu
 import { PaypalSession, PaypalTokens } from './oauth.js';
 
 /**
- * PayPal's Disputes API v1 (https://developer.paypal.com/api/customer-disputes/v1/; PROCESSORS.md section 3).
+ * PayPal's Disputes API v1 (https://developer.paypal.com/api/customer-disputes/v1/; docs/architecture.md, "PayPal").
  *
  * Credentials (the JSON document given to `account connect`):
  * - `client_id`, `client_secret`: the REST app's credentials (Apps & Credentials in PayPal's developer

@@ -12,7 +12,7 @@ import type { NormalizedDispute } from '../types.js';
  * data, the zod shape of its dispute object, and the one function turning that object into a
  * NormalizedDispute. Source: the official OpenAPI file (github.com/paypal/paypal-rest-api-specifications,
  * openapi/customer_disputes_v1.json) and https://developer.paypal.com/api/customer-disputes/v1/.
- * Mappings marked (recommendation) are judgements, PROCESSORS.md section 3.4.
+ * Mappings marked (recommendation) are judgements, docs/architecture.md, "PayPal".
  */
 
 export const paypalStatuses = [
@@ -87,7 +87,7 @@ export const outcomeStates: Record<PaypalOutcome, DisputeState> = {
   NONE: 'lost',
 };
 
-/** PROCESSORS.md section 3.5. */
+/** docs/architecture.md, "PayPal". */
 export const reasonTable: Record<PaypalReason, Reason> = {
   MERCHANDISE_OR_SERVICE_NOT_RECEIVED: 'product_not_received',
   MERCHANDISE_OR_SERVICE_NOT_AS_DESCRIBED: 'product_unacceptable',
@@ -205,7 +205,7 @@ export const paypalDisputeSchema = z.object({
 });
 export type PaypalDispute = z.infer<typeof paypalDisputeSchema>;
 
-/** The state PayPal's status, stage, outcome and links stand for (PROCESSORS.md section 3.4). */
+/** The state PayPal's status, stage, outcome and links stand for (docs/architecture.md, "PayPal"). */
 export function stateOf(dispute: PaypalDispute): DisputeState {
   const inquiry = dispute.dispute_life_cycle_stage === 'INQUIRY';
   if (dispute.status === 'RESOLVED') {

@@ -234,7 +234,7 @@ const fileOf = (dispute: StripeDispute): string | null => {
   return file ? (typeof file === 'string' ? file : file.id) : null;
 };
 
-/** A charge as a past payment of the evidence (API.md, past_payments); null if it does not fit one. */
+/** A charge as a past payment of the evidence (docs/api.md, "The dispute object"); null if it does not fit one. */
 function pastPaymentOf(charge: StripeCharge): PastPayment | null {
   const customer = typeof charge.customer === 'object' ? charge.customer?.id : charge.customer;
   const address = charge.shipping?.address;

@@ -37,7 +37,7 @@ import {
 } from './xml.js';
 
 /**
- * Vantiv (Worldpay eComm) through its Chargeback API v2 (PROCESSORS.md section 7): XML over HTTPS, HTTP
+ * Vantiv (Worldpay eComm) through its Chargeback API v2 (docs/architecture.md, "Vantiv"): XML over HTTPS, HTTP
  * Basic authentication, production or sandbox host by the account's mode.
  *
  * Credentials (the JSON document given to `account connect`):

@@ -10,7 +10,7 @@ import type { NormalizedDispute } from '../types.js';
 /**
  * Vantiv (Worldpay eComm) chargeback cases in this service's vocabulary. Vantiv has no dispute status: a
  * case has a cycle (where it is in the network's life cycle), a queue (who holds it now) and a history of
- * activities, and the state is read from those three (PROCESSORS.md section 7.4). Field names follow the
+ * activities, and the state is read from those three (docs/architecture.md, "Vantiv"). Field names follow the
  * Chargeback API schema (chargeback-api-v2.1.xsd in github.com/Vantiv/cnp-chargeback-sdk-python); queue
  * and cycle names follow the iQ Dispute Inbox field definitions
  * (support.worldpay.com/support/iq-reporting-and-analytics-user-guide/content/inbox_and_case_history_t.htm).

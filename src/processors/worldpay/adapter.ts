@@ -16,7 +16,7 @@ import { readWorldpayReport } from './report.js';
 
 /**
  * Worldpay (Access Worldpay). Worldpay publishes no API to list, fetch, answer or accept disputes
- * (PROCESSORS.md section 6): disputes arrive by its Events webhook (parsePush) or the dispute list exported
+ * (docs/architecture.md, "Worldpay"): disputes arrive by its Events webhook (parsePush) or the dispute list exported
  * from its portal (`dispute import`), and a response is a package the merchant uploads in the Worldpay
  * Dashboard (submit: portal). This adapter makes no HTTP calls.
  *

@@ -8,7 +8,7 @@ import type { NormalizedDispute } from '../types.js';
 
 /**
  * Worldpay disputes in this service's vocabulary. Worldpay tells a dispute as a status of the disputed
- * payment (PROCESSORS.md section 6.4): the Merchant Interface's Dispute Management statuses
+ * payment (docs/architecture.md, "Worldpay"): the Merchant Interface's Dispute Management statuses
  * (support.worldpay.com/support/kb/gg/merchantadmininterface/content/5risk/dispute_management.htm), which
  * its Events webhook spells in camelCase, and the Worldpay Dashboard's "In progress" / "Expired"
  * (help.worldpay.com/disputes-page-overview). A dispute is known by the payment's transaction reference

@@ -12,7 +12,7 @@ import {
 /**
  * The dispute list exported from Worldpay's portal, read by `dispute import`. Worldpay publishes no
  * column names for it, so the columns are named plainly after the fields its Dashboard and Merchant
- * Interface show (PROCESSORS.md 6.1, help.worldpay.com/disputes-page-overview): the order code the
+ * Interface show (docs/architecture.md, "Worldpay", help.worldpay.com/disputes-page-overview): the order code the
  * payment was made under, its dispute status, the cycle, the reason code and category, the chargeback
  * amount and currency, the due date, the transaction date, and the date of the status. Other columns
  * (MID, card number, transaction amount) are ignored. Dates are `YYYY-MM-DD` or the UK's `DD/MM/YYYY`.

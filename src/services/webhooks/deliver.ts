@@ -136,7 +136,7 @@ export function webhookDeliverer(deps: DeliveryDeps): Deliver {
       secret = deps.secrets.open(delivery.secret);
     } catch {
       // Sealed under another APP_SECRET: no retry can sign it, so the delivery ends now, visibly, rather
-      // than retrying unseen for days. Every process must share one APP_SECRET (README, Configuration).
+      // than retrying unseen for days. Every process must share one APP_SECRET (docs/operations.md, "Configuration").
       return abandon('the signing secret cannot be read: this process has a different APP_SECRET');
     }
     const headers = webhookHeaders(secret, deliveryId, attemptedAt, body);

@@ -11,7 +11,7 @@ import { ownedBy, type Tenant } from '../dispute-records.js';
 import { notifyEvents } from '../events.js';
 import { type PageQuery, planPage } from '../paging.js';
 
-/** Webhook endpoints CRUD and test events (API.md section 8): each belongs to one organisation and mode. */
+/** Webhook endpoints CRUD and test events (docs/api.md, "Webhooks"): each belongs to one organisation and mode. */
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
 

@@ -8,7 +8,7 @@ import { ownedBy, type Tenant } from '../dispute-records.js';
 import { notifyEvents } from '../events.js';
 import { type PageQuery, planPage } from '../paging.js';
 
-/** The event log (API.md section 8): events newest first, each with how its deliveries went. */
+/** The event log (docs/api.md, "Webhooks"): events newest first, each with how its deliveries went. */
 
 export type EventRow = typeof events.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;

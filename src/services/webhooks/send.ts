@@ -20,7 +20,7 @@ export interface WebhookSender {
 export interface SenderOptions {
   /** WEBHOOK_ALLOW_PRIVATE: allow loopback, private and link-local addresses, and plain http. */
   allowPrivate: boolean;
-  /** No answer within this is a failure (API.md section 8: 10 s). */
+  /** No answer within this is a failure (docs/api.md, "Webhooks": 10 s). */
   timeoutMs?: number;
 }
 

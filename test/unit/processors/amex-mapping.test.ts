@@ -82,7 +82,7 @@ describe('Amex case types', () => {
   });
 });
 
-describe('Amex reason codes (PROCESSORS.md section 8.5)', () => {
+describe('Amex reason codes (docs/architecture.md, "Amex")', () => {
   it.each([
     ['F10', 'fraudulent'],
     ['F14', 'fraudulent'],

@@ -3,7 +3,7 @@ import { generateTestDispute } from '../../../services/test-disputes.js';
 import { defineEndpoint } from '../../endpoint.js';
 import { disputeBody } from '../../serialize.js';
 
-/** Test mode only: a realistic random dispute from the mock processor (API.md section 4). */
+/** Test mode only: a realistic random dispute from the mock processor (docs/api.md, "Endpoints"). */
 export const createTestDisputeEndpoint = defineEndpoint({
   method: 'post',
   path: '/test/disputes',
