@@ -208,8 +208,8 @@ describe('the documented routes are the routes the app answers', () => {
         docs: { operationId: 'x', summary: 'x', success: { 200: 'x' }, returns: 'dispute', errors: [] },
         handle: async () => ({ status: 200, body: {} }),
       });
-    expect(declare('/things/:id')).toThrow('params must declare exactly: id');
-    expect(declare('/things')).not.toThrow();
+    expect(declare('/things/:id')).toThrow('get /things/:id: params must declare exactly: id');
+    expect(declare('/things')()).toMatchObject({ method: 'get', path: '/things' });
   });
 
   it('paths the document does not have answer 404 not_found', async () => {
