@@ -36,9 +36,9 @@ async function waitFor(host: string, port: number, seconds: number): Promise<boo
   return false;
 }
 
-function tryRun(command: string): string | null {
+function tryRun(command: string, timeoutMs = 60_000): string | null {
   try {
-    execSync(command, { stdio: 'pipe', timeout: 60_000 });
+    execSync(command, { stdio: 'pipe', timeout: timeoutMs });
     return null;
   } catch (error) {
     return error instanceof Error ? (error.message.split('\n')[0] ?? 'failed') : String(error);
@@ -87,4 +87,17 @@ export function withDatabase(url: string, database: string): string {
 /** A Redis key prefix of one test file's own, so files running in parallel never share a key. */
 export function testRedisPrefix(): string {
   return `rebuttal_test_${randomBytes(6).toString('hex')}`;
+}
+
+export const chromiumPath = '/usr/bin/chromium';
+
+/**
+ * The browser tests drive Debian's chromium. When it is missing and this run may install packages (root,
+ * with apt-get), install it, as the services above are started; otherwise the browser test fails saying
+ * what to install.
+ */
+export function ensureChromium(): void {
+  if (existsSync(chromiumPath) || process.getuid?.() !== 0 || !existsSync('/usr/bin/apt-get')) return;
+  const install = 'DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium';
+  if (tryRun(install) !== null) tryRun(`apt-get update -qq && ${install}`, 600_000);
 }

@@ -14,6 +14,7 @@ import {
   submittableDispute,
   type Tenant,
 } from '../helpers/disputes.js';
+import { chromiumPath, ensureChromium } from '../helpers/services.js';
 
 /**
  * Bull Board as on-call uses it, in a real browser (Debian's chromium, driven by playwright-core): sign in,
@@ -21,7 +22,6 @@ import {
  * the dispute goes out. The service runs in this process, with the submission worker and the mock
  * processor.
  */
-const chromiumPath = '/usr/bin/chromium';
 const operator = { username: 'operator', password: 'operator password' };
 const outputFolder = join(import.meta.dirname, '..', '..', 'test-output');
 /** Per browser step: generous, for a slow machine; every step waits for a condition, never a fixed time. */
@@ -31,12 +31,14 @@ let api: TestApi;
 let tenant: Tenant;
 let browser: Browser | undefined;
 beforeAll(async () => {
+  ensureChromium();
   api = await startTestApi({
     workers: ['submission'],
     env: { ADMIN_USER: operator.username, ADMIN_PASSWORD: operator.password },
   });
   tenant = await newTenant(api);
-});
+  // Installing chromium on a fresh machine takes a few minutes.
+}, 600_000);
 afterAll(async () => {
   await browser?.close();
   await api?.close();
@@ -50,7 +52,7 @@ async function operatorContext(): Promise<BrowserContext> {
   if (!existsSync(chromiumPath)) {
     throw new Error(
       `${chromiumPath} is missing: this test drives Debian's chromium. Install it with ` +
-        '`apt-get install -y --no-install-recommends chromium` (as root; bash .ci/run does this).',
+        '`apt-get install -y --no-install-recommends chromium` (the test setup does this when it runs as root).',
     );
   }
   browser = await chromium.launch({
