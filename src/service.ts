@@ -1,7 +1,6 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { startWorkers } from '../workers/engine.js';
 import { boardFor } from './admin/board.js';
 import { createApp } from './api/app.js';
 import { answerClientErrors } from './api/client-errors.js';
@@ -11,6 +10,7 @@ import { type Demo, demoEnabled, prepareDemo } from './demo.js';
 import { createQueueRefreshDispatcher } from './jobs/refresh-dispatcher.js';
 import { createQueueRemovalDispatcher } from './jobs/removal-dispatcher.js';
 import { createQueueSubmitter } from './jobs/submitter.js';
+import { startWorkers } from './jobs/workers/engine.js';
 import { createLogger, type Logger } from './logger.js';
 import { metricsFor } from './metrics/endpoint.js';
 import { type OperatorCredentials, operatorCredentials } from './operators.js';

@@ -1,8 +1,8 @@
 import { loadConfig } from '../src/config.js';
+import { startWorkers } from '../src/jobs/workers/engine.js';
 import { createLogger } from '../src/logger.js';
 import { openRuntime } from '../src/runtime.js';
 import { rootCause } from '../src/startup.js';
-import { startWorkers } from './engine.js';
 
 /**
  * The worker process (Procfile `worker`): runs the workers named in WORKERS, and nothing else. Scale it

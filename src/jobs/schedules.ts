@@ -74,7 +74,7 @@ export async function scheduleAccount(
 /**
  * Makes Redis hold exactly the schedulers Postgres calls for: the fixed ones and one per active account,
  * each at its interval; those of accounts gone or disabled are removed. Only differences are written, so
- * running it every minute (workers/engine.ts) costs a few reads when nothing changed, and it repairs an
+ * running it every minute (jobs/workers/engine.ts) costs a few reads when nothing changed, and it repairs an
  * account change whose scheduler update missed a Redis outage, or a flushed Redis.
  */
 export async function syncSchedules(db: Db, queues: Queues, settings: ScheduleSettings): Promise<void> {

@@ -14,7 +14,7 @@ export type AccountRow = typeof connectedAccounts.$inferSelect;
 /** The account cannot be used until an operator changes something (no adapter, unreadable credentials). */
 export class AccountUnusableError extends Error {
   override readonly name = 'AccountUnusableError';
-  /** Retrying cannot help: the job fails at once (workers/define-worker.ts). */
+  /** Retrying cannot help: the job fails at once (jobs/workers/define-worker.ts). */
   readonly retryable = false;
 }
 

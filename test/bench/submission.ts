@@ -9,12 +9,12 @@ import { disputes, templates } from '../../src/db/schema/index.js';
 import { openQueues } from '../../src/jobs/catalog.js';
 import { createQueueRemovalDispatcher } from '../../src/jobs/removal-dispatcher.js';
 import { createQueueSubmitter } from '../../src/jobs/submitter.js';
+import { startWorkers } from '../../src/jobs/workers/engine.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
 import { secretsFor } from '../../src/runtime.js';
 import { sweepDeadlines } from '../../src/services/deadlines.js';
 import { createOrganisation } from '../../src/services/organisations.js';
-import { startWorkers } from '../../workers/engine.js';
 import { dropKeys } from '../helpers/api.js';
 import { ensurePostgres, ensureRedis, redisUrl } from '../helpers/services.js';
 import {

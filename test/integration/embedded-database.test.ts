@@ -30,6 +30,8 @@ import { createTemplateInput } from '../../src/domain/templates.js';
 import { createEndpointInput } from '../../src/domain/webhooks.js';
 import { openQueues, type Queues } from '../../src/jobs/catalog.js';
 import { createQueueRemovalDispatcher } from '../../src/jobs/removal-dispatcher.js';
+import type { EngineDeps } from '../../src/jobs/workers/deps.js';
+import { startWorkers } from '../../src/jobs/workers/engine.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { MockDisputeWorld } from '../../src/processors/mock/disputes.js';
 import { normalizedDispute } from '../../src/processors/normalized.js';
@@ -86,8 +88,6 @@ import { createEndpoint, deleteEndpoint, recordTestEvent } from '../../src/servi
 import { redeliverEvent } from '../../src/services/webhooks/event-log.js';
 import { relayEvents } from '../../src/services/webhooks/relay.js';
 import type { SendResult, WebhookSender } from '../../src/services/webhooks/send.js';
-import type { EngineDeps } from '../../workers/deps.js';
-import { startWorkers } from '../../workers/engine.js';
 import { AmexFake } from '../fakes/amex.js';
 import { redisUrl, testRedisPrefix } from '../helpers/services.js';
 

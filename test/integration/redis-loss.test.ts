@@ -3,8 +3,8 @@ import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncSchedules } from '../../src/jobs/schedules.js';
+import { startWorkers } from '../../src/jobs/workers/engine.js';
 import { sweepDeadlines } from '../../src/services/deadlines.js';
-import { startWorkers } from '../../workers/engine.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import {
   getDispute,

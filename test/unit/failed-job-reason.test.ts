@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { forTheBoard } from '../../workers/define-worker.js';
+import { forTheBoard } from '../../src/jobs/workers/define-worker.js';
 
 describe('what a failed job leaves on the board', () => {
   it('keeps only the Postgres code of a database error, never its statement or parameters', () => {

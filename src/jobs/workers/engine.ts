@@ -1,7 +1,7 @@
 import type { Worker } from 'bullmq';
-import type { QueueName } from '../src/jobs/names.js';
-import { syncSchedules } from '../src/jobs/schedules.js';
-import { describeError } from '../src/logger.js';
+import { describeError } from '../../logger.js';
+import type { QueueName } from '../names.js';
+import { syncSchedules } from '../schedules.js';
 import { deadlineHandlers } from './deadline.js';
 import { type Handlers, startWorker } from './define-worker.js';
 import type { EngineDeps } from './deps.js';

@@ -1,5 +1,8 @@
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
-import { retryDelay } from '../src/jobs/backoff.js';
+import { describeError, type Logger } from '../../logger.js';
+import { ProcessorError } from '../../processors/types.js';
+import { eachCopy, type RedisWatch } from '../../redis-watch.js';
+import { retryDelay } from '../backoff.js';
 import {
   type JobName,
   type JobPayload,
@@ -7,11 +10,8 @@ import {
   jobCatalog,
   type QueueSettings,
   workerConnection,
-} from '../src/jobs/catalog.js';
-import type { QueueName } from '../src/jobs/names.js';
-import { describeError, type Logger } from '../src/logger.js';
-import { ProcessorError } from '../src/processors/types.js';
-import { eachCopy, type RedisWatch } from '../src/redis-watch.js';
+} from '../catalog.js';
+import type { QueueName } from '../names.js';
 
 /**
  * A failure that retrying the same job cannot fix (a processor's refusal, a row that no longer allows the

@@ -1,7 +1,7 @@
-import { createQueueRemovalDispatcher } from '../src/jobs/removal-dispatcher.js';
-import { createQueueSubmitter } from '../src/jobs/submitter.js';
-import { sweepDeadlines } from '../src/services/deadlines.js';
-import { carryOutRemoval } from '../src/services/personal-data-removal.js';
+import { sweepDeadlines } from '../../services/deadlines.js';
+import { carryOutRemoval } from '../../services/personal-data-removal.js';
+import { createQueueRemovalDispatcher } from '../removal-dispatcher.js';
+import { createQueueSubmitter } from '../submitter.js';
 import { type Handlers, PermanentJobError } from './define-worker.js';
 import type { EngineDeps } from './deps.js';
 

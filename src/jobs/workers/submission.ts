@@ -1,15 +1,15 @@
 import type { Job } from 'bullmq';
-import { Batcher } from '../src/db/batcher.js';
-import { retryDelay } from '../src/jobs/backoff.js';
-import { backoffTypes, processorBackoffMs } from '../src/jobs/catalog.js';
-import { createQueueSubmitter } from '../src/jobs/submitter.js';
-import { prepareQueuedDisputes, type QueuedOutcome } from '../src/services/disputes.js';
+import { Batcher } from '../../db/batcher.js';
+import { prepareQueuedDisputes, type QueuedOutcome } from '../../services/disputes.js';
 import {
   type JobAttempt,
   queuedAfterFailure,
   type SubmissionResult,
   SubmissionRunner,
-} from '../src/services/submissions.js';
+} from '../../services/submissions.js';
+import { retryDelay } from '../backoff.js';
+import { backoffTypes, processorBackoffMs } from '../catalog.js';
+import { createQueueSubmitter } from '../submitter.js';
 import { type Handlers, PermanentJobError } from './define-worker.js';
 import type { EngineDeps } from './deps.js';
 

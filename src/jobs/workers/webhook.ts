@@ -1,11 +1,11 @@
-import { retryDelay } from '../src/jobs/backoff.js';
-import { backoffTypes } from '../src/jobs/catalog.js';
-import { enqueue } from '../src/jobs/enqueue.js';
-import { describeError } from '../src/logger.js';
-import { eventsChannel } from '../src/services/events.js';
-import { webhookDeliverer } from '../src/services/webhooks/deliver.js';
-import { relayEvents } from '../src/services/webhooks/relay.js';
-import { createWebhookSender } from '../src/services/webhooks/send.js';
+import { describeError } from '../../logger.js';
+import { eventsChannel } from '../../services/events.js';
+import { webhookDeliverer } from '../../services/webhooks/deliver.js';
+import { relayEvents } from '../../services/webhooks/relay.js';
+import { createWebhookSender } from '../../services/webhooks/send.js';
+import { retryDelay } from '../backoff.js';
+import { backoffTypes } from '../catalog.js';
+import { enqueue } from '../enqueue.js';
 import { type Handlers, PermanentJobError } from './define-worker.js';
 import type { EngineDeps } from './deps.js';
 

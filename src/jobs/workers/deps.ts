@@ -1,10 +1,10 @@
-import type { Config } from '../src/config.js';
-import type { Database, Db } from '../src/db/client.js';
-import type { DocumentLinks } from '../src/documents/links.js';
-import type { Queues } from '../src/jobs/catalog.js';
-import type { Logger } from '../src/logger.js';
-import type { AdapterRegistry } from '../src/processors/registry.js';
-import type { SecretBox } from '../src/secrets.js';
+import type { Config } from '../../config.js';
+import type { Database, Db } from '../../db/client.js';
+import type { DocumentLinks } from '../../documents/links.js';
+import type { Logger } from '../../logger.js';
+import type { AdapterRegistry } from '../../processors/registry.js';
+import type { SecretBox } from '../../secrets.js';
+import type { Queues } from '../catalog.js';
 
 /** What every worker's handlers are built from: one set per process, shared by all its workers. */
 export interface EngineDeps {
