@@ -97,13 +97,31 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(problem);
   });
 
-  it("has every setting in the README's configuration table, and nothing else there", async () => {
-    const readme = await readFile('README.md', 'utf8');
-    const table = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('## Operator CLI'));
-    const rows = table.split('\n').filter((line) => line.startsWith('| `'));
+  it("has every setting in docs/operations.md's configuration table, and nothing else there", async () => {
+    const manual = await readFile('docs/operations.md', 'utf8');
+    const start = manual.indexOf('\n## Configuration\n');
+    expect(start).toBeGreaterThanOrEqual(0);
+    const end = manual.indexOf('\n## ', start + 1);
+    const section = manual.slice(start, end === -1 ? undefined : end);
+    // Table cells, split on the pipes that are not escaped (`a\|b` inside a cell is one cell).
+    const cells = (row: string) =>
+      row
+        .replace(/^\|/, '')
+        .replace(/\|\s*$/, '')
+        .split(/(?<!\\)\|/)
+        .map((cell) => cell.trim());
+    const rows = section.split('\n').filter((line) => line.startsWith('| `'));
     const documented = rows.flatMap((row) =>
-      [...(row.split(' | ')[0] ?? '').matchAll(/`([A-Z_]+)`/g)].map((m) => m[1]),
+      [...(cells(row)[0] ?? '').matchAll(/`([A-Z_]+)`/g)].map((m) => m[1]),
     );
     expect(documented.toSorted()).toEqual([...settingNames].sort());
+    // Each setting with its default and its meaning.
+    for (const row of rows) {
+      expect(cells(row), row).toHaveLength(3);
+      expect(
+        cells(row).every((cell) => cell !== ''),
+        row,
+      ).toBe(true);
+    }
   });
 });
