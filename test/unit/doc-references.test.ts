@@ -55,6 +55,16 @@ function citationsIn(path: string): Citation[] {
 
 const citations = tracked.flatMap(citationsIn);
 
+describe('the README', () => {
+  it('is the front door: at most 200 lines, with a map of docs/', () => {
+    const readme = readFileSync('README.md', 'utf8');
+    expect(readme.split('\n').length).toBeLessThanOrEqual(200);
+    for (const document of ['api', 'operations', 'architecture', 'contributing']) {
+      expect(readme).toContain(`[docs/${document}.md](docs/${document}.md)`);
+    }
+  });
+});
+
 describe('references to the documents', () => {
   it('are many: the code cites the documents', () => {
     expect(citations.length).toBeGreaterThan(100);
