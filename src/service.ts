@@ -14,11 +14,11 @@ import { startWorkers } from './jobs/workers/engine.js';
 import { createLogger, type Logger } from './logger.js';
 import { metricsFor } from './metrics/endpoint.js';
 import { type OperatorCredentials, operatorCredentials } from './operators.js';
+import { RateLimiter } from './rate-limiter.js';
 import { connectRedis } from './redis.js';
 import { openRuntime } from './runtime.js';
 import { KeyResolver } from './services/authenticate.js';
 import { DisputeObjectCache } from './services/dispute-object-cache.js';
-import { RateLimiter } from './services/rate-limit.js';
 import { readinessOf } from './services/readiness.js';
 import { loadTls } from './tls.js';
 

@@ -5,13 +5,13 @@ import { ApiError, type ErrorType } from '../domain/errors.js';
 import { renameLegacyParameters } from '../domain/versions.js';
 import type { Logger } from '../logger.js';
 import type { AdapterRegistry } from '../processors/registry.js';
+import type { RateLimiter } from '../rate-limiter.js';
 import type { SecretBox } from '../secrets.js';
 import type { KeyResolver } from '../services/authenticate.js';
 import type { DisputeObjectCache } from '../services/dispute-object-cache.js';
 import type { Caller } from '../services/disputes.js';
 import type { RemovalDispatcher } from '../services/personal-data-removal.js';
 import type { RefreshDispatcher } from '../services/processor-push.js';
-import type { RateLimiter } from '../services/rate-limit.js';
 import type { Readiness } from '../services/readiness.js';
 import type { Submitter } from '../services/submissions.js';
 

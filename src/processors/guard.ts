@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
-import { RateLimiter } from '../services/rate-limit.js';
+import { RateLimiter } from '../rate-limiter.js';
 import { loggedPath } from './call-path.js';
 import type { CallGuard } from './http.js';
 import { ProcessorError } from './types.js';

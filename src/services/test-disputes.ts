@@ -3,6 +3,7 @@ import type { Db } from '../db/client.js';
 import { disputes } from '../db/schema/index.js';
 import type { TestDisputeInput } from '../domain/dispute-input.js';
 import { ApiError } from '../domain/errors.js';
+import { sampleDisputeValues } from '../domain/sample-disputes.js';
 import { applyArrivalRules } from './arrival-rules.js';
 import type { Caller, DisputeOutcome } from './disputes.js';
 import { recordDisputeEvent } from './events.js';
@@ -12,27 +13,6 @@ import { recordDisputeEvent } from './events.js';
  * integration can be exercised end to end before any processor is connected.
  */
 
-/** Sample values of realistic test disputes (the bench seeds its disputes from them too). */
-export const sampleDisputeValues = {
-  customers: [
-    ['Ada Lovelace', 'ada@example.com'],
-    ['Grace Hopper', 'grace@example.org'],
-    ['Alan Turing', 'alan@example.net'],
-    ['Katherine Johnson', 'katherine@example.com'],
-    ['Edsger Dijkstra', 'edsger@example.org'],
-    ['Barbara Liskov', 'barbara@example.net'],
-  ],
-  reasons: [
-    'fraudulent',
-    'product_not_received',
-    'duplicate',
-    'subscription_canceled',
-    'unrecognized',
-    'general',
-  ],
-  descriptors: ['REBUTTAL DEMO', 'ACME STORE', 'WIDGETS INC'],
-  checks: ['pass', 'fail', 'unavailable', 'unchecked'],
-} as const;
 const { customers, reasons: reasonsSeen, descriptors, checks: checkValues } = sampleDisputeValues;
 
 const day = 86_400_000;

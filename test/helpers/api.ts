@@ -20,12 +20,12 @@ import { type RunningWorkers, startWorkers } from '../../src/jobs/workers/engine
 import { AccountGuards } from '../../src/processors/guard.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
+import { RateLimiter } from '../../src/rate-limiter.js';
 import { connectRedis } from '../../src/redis.js';
 import { secretsFor } from '../../src/runtime.js';
 import { KeyResolver } from '../../src/services/authenticate.js';
 import { DisputeObjectCache } from '../../src/services/dispute-object-cache.js';
 import { type CreatedOrganisation, createOrganisation } from '../../src/services/organisations.js';
-import { RateLimiter } from '../../src/services/rate-limit.js';
 import { readinessOf } from '../../src/services/readiness.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { redisUrl, testRedisPrefix } from './services.js';

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
+import { RateLimiter } from '../../src/rate-limiter.js';
 import { connectRedis } from '../../src/redis.js';
-import { RateLimiter } from '../../src/services/rate-limit.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { redisUrl, testRedisPrefix } from '../helpers/services.js';
 

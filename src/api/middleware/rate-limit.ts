@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from '../../domain/errors.js';
-import type { RateLimiter } from '../../services/rate-limit.js';
+import type { RateLimiter } from '../../rate-limiter.js';
 import { principalOf } from './auth.js';
 
 /** Who a request counts against: its API key (an organisation's key of one mode), by default. */

@@ -1,5 +1,5 @@
+import { sampleDisputeValues } from '../../domain/sample-disputes.js';
 import type { DisputeState } from '../../domain/states.js';
-import { sampleDisputeValues } from '../../services/test-disputes.js';
 import type { AccountReference, DisputePage, ListDisputesRequest, NormalizedDispute } from '../types.js';
 import { type SeededRandom, seededRandom, seedOf } from './random.js';
 

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { Logger } from '../logger.js';
+import type { Logger } from './logger.js';
 
 /**
  * A token bucket in Redis, refilled at `rate` a second up to twice that, from which a caller takes up to
