@@ -4,6 +4,7 @@ import { disputeBody } from '../api/serialize.js';
 import { loadConfig } from '../config.js';
 import type { Db } from '../db/client.js';
 import { disputePath } from '../domain/disputes.js';
+import { jobCatalog } from '../jobs/catalog.js';
 import { createQueueSubmitter } from '../jobs/submitter.js';
 import { createLogger } from '../logger.js';
 import { createAdapterRegistry } from '../processors/registry.js';
@@ -39,7 +40,8 @@ function attemptJson(attempt: SubmissionAttempt) {
     failure: attempt.failure?.reason ?? null,
     failure_status: attempt.failure?.status ?? null,
     retried_as: attempt.retriedAs,
-    job: attempt.job,
+    // The `submission` queue job that ran it (`jobs show --queue submission --id …`).
+    job: jobCatalog.submit.jobId?.({ submissionId: attempt.firstAttempt }) ?? '',
   };
 }
 

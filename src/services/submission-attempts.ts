@@ -2,15 +2,14 @@ import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { disputes, submissions } from '../db/schema/index.js';
 import type { SubmissionStatus } from '../db/schema/submissions.js';
-import { jobCatalog } from '../jobs/catalog.js';
 import { ownedBy, type Tenant } from './dispute-records.js';
 import { failureReason } from './submissions.js';
 
 /**
  * A dispute's submission attempts, for on-call (`dispute show`, `dispute resubmit`): what was tried, how
- * it ended, and which job ran it. An operator's retry of a failed job makes a new attempt that its job
- * runs too (services/submissions.ts, `reopen`), so the job of an attempt is that of the first attempt
- * in its chain of retries.
+ * it ended, and which attempt's job ran it. An operator's retry of a failed job makes a new attempt that
+ * its job runs too (services/submissions.ts, `reopen`), so the job of an attempt is that of the first
+ * attempt in its chain of retries.
  */
 
 export interface SubmissionAttempt {
@@ -26,8 +25,8 @@ export interface SubmissionAttempt {
   failure: { reason: string; status: number | null } | null;
   /** The attempt an operator's retry of this failed one made. */
   retriedAs: string | null;
-  /** The `submission` queue job that ran it (`jobs show --queue submission --id …`). */
-  job: string;
+  /** The first attempt of its chain of retries: the one whose `submit` job ran it. */
+  firstAttempt: string;
 }
 
 /** Oldest first. */
@@ -52,7 +51,7 @@ export async function listSubmissionAttempts(db: Db, disputeUid: string): Promis
       ? { reason: failureReason(row.adapter, row.failure), status: row.failure.status ?? null }
       : null,
     retriedAs: row.retriedAs,
-    job: jobCatalog.submit.jobId?.({ submissionId: firstOf(row.id) }) ?? '',
+    firstAttempt: firstOf(row.id),
   }));
 }
 
