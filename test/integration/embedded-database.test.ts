@@ -29,6 +29,7 @@ import { createInput, testDisputeInput } from '../../src/domain/dispute-input.js
 import { createTemplateInput } from '../../src/domain/templates.js';
 import { createEndpointInput } from '../../src/domain/webhooks.js';
 import { openQueues, type Queues } from '../../src/jobs/catalog.js';
+import { createQueueDeliveryDispatcher } from '../../src/jobs/delivery-dispatcher.js';
 import { createQueueRemovalDispatcher } from '../../src/jobs/removal-dispatcher.js';
 import type { EngineDeps } from '../../src/jobs/workers/deps.js';
 import { startWorkers } from '../../src/jobs/workers/engine.js';
@@ -748,7 +749,7 @@ describe('webhooks', () => {
         const { dispute } = await generateTestDispute(db, caller, testDisputeInput.parse({}));
         await until('the events notification', async () => (notifications > 0 ? true : undefined));
 
-        const report = await relayEvents({ db, queues });
+        const report = await relayEvents({ db, deliveries: createQueueDeliveryDispatcher(queues) });
         expect(report.queued).toBeGreaterThanOrEqual(2);
         const deliveries = await db
           .select()
@@ -811,7 +812,9 @@ describe('webhooks', () => {
         expect(logged.deliveries.find((row) => row.id === goodDelivery.id)).toMatchObject({
           status: 'pending',
         });
-        expect((await relayEvents({ db, queues })).queued).toBeGreaterThanOrEqual(2);
+        expect(
+          (await relayEvents({ db, deliveries: createQueueDeliveryDispatcher(queues) })).queued,
+        ).toBeGreaterThanOrEqual(2);
         await webhookDeliverer({ db, secrets, links, sender: ok.sender })(goodDelivery.id, () => 60_000);
         const redelivery = await redeliverDeliveries(db, tenant, { delivery: goodDelivery.id });
         expect(redelivery.redelivered.map((row) => row.id)).toEqual([goodDelivery.id]);
@@ -849,7 +852,7 @@ describe('many at once', () => {
           createDispute(deps, caller, createParams({ ...evidence, submit: true })),
         ),
         ...Array.from({ length: 4 }, () => generateTestDispute(db, caller, testDisputeInput.parse({}))),
-        relayEvents({ db, queues }),
+        relayEvents({ db, deliveries: createQueueDeliveryDispatcher(queues) }),
         sweepDeadlines({
           db,
           submitter: new InProcessSubmitter(false),

@@ -5,6 +5,7 @@ import { relayEvents } from '../../services/webhooks/relay.js';
 import { createWebhookSender } from '../../services/webhooks/send.js';
 import { retryDelay } from '../backoff.js';
 import { backoffTypes } from '../catalog.js';
+import { createQueueDeliveryDispatcher } from '../delivery-dispatcher.js';
 import { enqueue } from '../enqueue.js';
 import { type Handlers, PermanentJobError } from './define-worker.js';
 import type { EngineDeps } from './deps.js';
@@ -24,7 +25,10 @@ export function webhookHandlers(deps: EngineDeps): Handlers<'webhook'> {
   const deliver = webhookDeliverer({ db: deps.db, secrets: deps.secrets, links: deps.links, sender });
   return {
     async relayEvents(_payload, { log }) {
-      const report = await relayEvents({ db: deps.db, queues: deps.queues });
+      const report = await relayEvents({
+        db: deps.db,
+        deliveries: createQueueDeliveryDispatcher(deps.queues),
+      });
       if (report.recovered > 0) log.warn(report, 'relay recovered deliveries that had lost their jobs');
       return report;
     },

@@ -4,8 +4,6 @@ import { disputes, events, submissions, webhookDeliveries, webhookEndpoints } fr
 import { statement } from '../../db/statements.js';
 import { endpointWants } from '../../domain/webhooks.js';
 import { newId } from '../../ids.js';
-import type { Queues } from '../../jobs/catalog.js';
-import { enqueueBulk, ensureJob } from '../../jobs/enqueue.js';
 
 /**
  * The outbox relay: turns unrelayed events into one delivery per endpoint that wants each, and hands every
@@ -14,9 +12,22 @@ import { enqueueBulk, ensureJob } from '../../jobs/enqueue.js';
  * pending deliveries long past due and makes sure each has a job (a flushed Redis loses them the same way).
  */
 
+/**
+ * How the relay hands deliveries to the webhook queue (jobs/delivery-dispatcher.ts implements it over
+ * BullMQ): the feature says which deliveries are due, the job layer how they run.
+ */
+export interface DeliveryDispatcher {
+  /** New deliveries: a job each. */
+  dispatch(deliveryIds: readonly string[]): Promise<void>;
+  /** A delivery to run now (a redelivery, a test event's): its job made sure of, and run at once. */
+  restart(deliveryId: string): Promise<void>;
+  /** A delivery whose job may have been lost (a crash, a flushed Redis): its job made sure of. */
+  ensure(deliveryId: string): Promise<void>;
+}
+
 export interface RelayDeps {
   db: Db;
-  queues: Queues;
+  deliveries: DeliveryDispatcher;
   now?: () => Date;
 }
 
@@ -106,12 +117,8 @@ async function relayBatch(
     return { eventCount: batch.length, created, restarted };
   });
   const enqueued = Promise.all([
-    enqueueBulk(
-      deps.queues,
-      'deliverWebhook',
-      created.map((row) => ({ deliveryId: String(row.id) })),
-    ),
-    ...restarted.map((row) => restartDeliveryJob(deps.queues, String(row.id))),
+    deps.deliveries.dispatch(created.map((row) => String(row.id))),
+    ...restarted.map((row) => deps.deliveries.restart(String(row.id))),
   ]);
   return { events: eventCount, queued: created.length + restarted.length, enqueued };
 }
@@ -197,7 +204,7 @@ async function recoverDeliveries(deps: RelayDeps): Promise<number> {
     .orderBy(asc(webhookDeliveries.nextAttemptAt))
     .limit(batchSize);
   if (overdue.length === 0) return 0;
-  await Promise.all(overdue.map(({ id }) => ensureJob(deps.queues, 'deliverWebhook', { deliveryId: id })));
+  await Promise.all(overdue.map(({ id }) => deps.deliveries.ensure(id)));
   await deps.db
     .update(webhookDeliveries)
     .set({ nextAttemptAt: now })
@@ -211,11 +218,4 @@ async function recoverDeliveries(deps: RelayDeps): Promise<number> {
       ),
     );
   return overdue.length;
-}
-
-/** A restarted delivery runs now: a job still waiting out a retry is promoted, a finished one replaced. */
-async function restartDeliveryJob(queues: Queues, deliveryId: string): Promise<void> {
-  const job = await ensureJob(queues, 'deliverWebhook', { deliveryId });
-  // It may have left the delayed set since; then it runs anyway.
-  if ((await job.getState()) === 'delayed') await job.promote().catch(() => {});
 }
