@@ -7,6 +7,7 @@ import { answerClientErrors } from './api/client-errors.js';
 import type { Config } from './config.js';
 import { runMigrations } from './db/migrate.js';
 import { type Demo, demoEnabled, prepareDemo } from './demo.js';
+import { createQueueAccountScheduler } from './jobs/account-scheduler.js';
 import { createQueueRefreshDispatcher } from './jobs/refresh-dispatcher.js';
 import { createQueueRemovalDispatcher } from './jobs/removal-dispatcher.js';
 import { createQueueSubmitter } from './jobs/submitter.js';
@@ -91,7 +92,12 @@ export async function startService(
   const httpPort = http && (await listen(http, config.HTTP_PORT ?? 0));
   if (http) logger.info({ port: httpPort }, 'plain HTTP listener: answers /v1 with 403 insecure_connection');
   // Once serving: a start that fails before (a port taken) makes no organisation whose keys nobody saw.
-  const demo = demoEnabled(config) ? await prepareDemo({ ...runtime, db: database.db }, config) : undefined;
+  const demo = demoEnabled(config)
+    ? await prepareDemo(
+        { ...runtime, db: database.db, scheduler: createQueueAccountScheduler(queues) },
+        config,
+      )
+    : undefined;
 
   return {
     httpsPort,

@@ -3,6 +3,7 @@ import { type Command, Option } from 'commander';
 import { loadConfig } from '../config.js';
 import type { Db } from '../db/client.js';
 import { processors } from '../domain/vocabulary.js';
+import { createQueueAccountScheduler } from '../jobs/account-scheduler.js';
 import { openQueues } from '../jobs/catalog.js';
 import { createAdapterRegistry } from '../processors/registry.js';
 import { loadAppSecret, SecretBox } from '../secrets.js';
@@ -34,7 +35,9 @@ async function change<T>(io: CliIo, work: (deps: AccountDeps) => Promise<T>): Pr
   const config = loadConfig();
   const queues = openQueues({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX });
   try {
-    return await io.withDatabase((db) => work({ db, queues, adapters: createAdapterRegistry() }));
+    return await io.withDatabase((db) =>
+      work({ db, scheduler: createQueueAccountScheduler(queues), adapters: createAdapterRegistry() }),
+    );
   } finally {
     await Promise.race([queues.close(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
   }

@@ -5,9 +5,6 @@ import { accountAccess, accountStatuses } from '../db/schema/connected-accounts.
 import { connectedAccounts, organisations } from '../db/schema/index.js';
 import { within } from '../deadline.js';
 import { resourceId } from '../domain/params.js';
-import type { Queues } from '../jobs/catalog.js';
-import { enqueue } from '../jobs/enqueue.js';
-import { scheduleAccount } from '../jobs/schedules.js';
 import { type AdapterRegistry, pushingProcessors } from '../processors/registry.js';
 import type { SecretBox } from '../secrets.js';
 
@@ -20,12 +17,28 @@ import type { SecretBox } from '../secrets.js';
 
 export type AccountRow = typeof connectedAccounts.$inferSelect;
 
+/**
+ * How account changes reach the mirror queue (jobs/account-scheduler.ts implements it over BullMQ): the
+ * feature says what the account is, the job layer keeps its poll scheduler.
+ */
+export interface AccountScheduler {
+  /** Makes the account's poll scheduler what the account says: none when paused, gone or unpolled. */
+  schedule(account: {
+    uid: string;
+    status: string;
+    pollIntervalSeconds: number;
+    polled: boolean;
+  }): Promise<void>;
+  /** Polls the account once now, besides its schedule; answers the poll job's id. */
+  pollNow(accountUid: string): Promise<string>;
+}
+
 export interface AccountDeps {
   db: Db;
   adapters: AdapterRegistry;
   /** Seals credentials; needed only to connect with some. */
   secrets?: SecretBox;
-  queues: Queues;
+  scheduler: AccountScheduler;
 }
 
 /**
@@ -179,12 +192,8 @@ export async function pollNow(
   }
   if (account.status !== 'active')
     throw new AccountError(`account '${account.id}' is paused; resume it first`);
-  const job = await within(
-    enqueue(deps.queues, 'pollAccount', { accountUid: account.uid }),
-    redisWaitMs,
-    'Redis',
-  );
-  return { account, jobId: job.id ?? '' };
+  const jobId = await within(deps.scheduler.pollNow(account.uid), redisWaitMs, 'Redis');
+  return { account, jobId };
 }
 
 /** Removes the account and its scheduler. Its disputes stay, still naming it as their `account`. */
@@ -248,7 +257,7 @@ async function reschedule(
 ): Promise<ScheduleState> {
   const polled = deps.adapters.canMirror(account.processor);
   try {
-    await within(scheduleAccount(deps.queues, { ...account, polled }), redisWaitMs, 'Redis');
+    await within(deps.scheduler.schedule({ ...account, polled }), redisWaitMs, 'Redis');
   } catch (error) {
     return { state: 'pending', reason: error instanceof Error ? error.message : String(error) };
   }

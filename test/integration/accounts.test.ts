@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectedAccounts } from '../../src/db/schema/index.js';
+import { createQueueAccountScheduler } from '../../src/jobs/account-scheduler.js';
 import { openQueues, type Queues } from '../../src/jobs/catalog.js';
 import { syncSchedules } from '../../src/jobs/schedules.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
@@ -30,7 +31,12 @@ const secrets = new SecretBox('accounts-test-secret-of-at-least-32-characters');
 beforeAll(async () => {
   database = await createTestDatabase();
   queues = openQueues({ redisUrl, prefix: testRedisPrefix() });
-  deps = { db: database.db, adapters: createAdapterRegistry(), secrets, queues };
+  deps = {
+    db: database.db,
+    adapters: createAdapterRegistry(),
+    secrets,
+    scheduler: createQueueAccountScheduler(queues),
+  };
   org = (await createOrganisation(database.db, { name: 'Accounts Test' })).org;
 });
 afterAll(async () => {
@@ -81,7 +87,7 @@ describe('the mirror scheduler follows the account', () => {
     for (const queue of Object.values(dead.byName)) queue.on('error', () => {});
     try {
       const connected = await connectAccount(
-        { ...deps, queues: dead },
+        { ...deps, scheduler: createQueueAccountScheduler(dead) },
         { org, mode: 'test', id: 'offline', processor: 'mock', pollIntervalSeconds: 30 },
       );
       expect(connected.schedule).toMatchObject({ state: 'pending', reason: expect.any(String) });

@@ -5,6 +5,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectedAccounts, organisations } from '../../src/db/schema/index.js';
 import { prepareDemo } from '../../src/demo.js';
+import { createQueueAccountScheduler } from '../../src/jobs/account-scheduler.js';
 import { openQueues, type Queues } from '../../src/jobs/catalog.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
 import { disconnectAccount } from '../../src/services/accounts.js';
@@ -16,7 +17,11 @@ import { redisUrl, testRedisPrefix } from '../helpers/services.js';
 let database: TestDatabase;
 let queues: Queues;
 let dataDir: string;
-const deps = () => ({ db: database.db, adapters: createAdapterRegistry(), queues });
+const deps = () => ({
+  db: database.db,
+  adapters: createAdapterRegistry(),
+  scheduler: createQueueAccountScheduler(queues),
+});
 
 const demoAccountOf = async (org: string) =>
   database.db

@@ -28,6 +28,7 @@ import {
 import { createInput, testDisputeInput } from '../../src/domain/dispute-input.js';
 import { createTemplateInput } from '../../src/domain/templates.js';
 import { createEndpointInput } from '../../src/domain/webhooks.js';
+import { createQueueAccountScheduler } from '../../src/jobs/account-scheduler.js';
 import { openQueues, type Queues } from '../../src/jobs/catalog.js';
 import { createQueueDeliveryDispatcher } from '../../src/jobs/delivery-dispatcher.js';
 import { createQueueRemovalDispatcher } from '../../src/jobs/removal-dispatcher.js';
@@ -642,7 +643,7 @@ describe('mirroring and imports', () => {
         }),
       });
       const { account } = await connectAccount(
-        { db, adapters, queues },
+        { db, adapters, scheduler: createQueueAccountScheduler(queues) },
         { org, mode: 'test', processor: 'mock', pollIntervalSeconds: 3600 },
       );
       const dueBy = new Date(Date.now() + 5 * day);
@@ -704,7 +705,7 @@ describe('mirroring and imports', () => {
     async () => {
       const { org } = await newOrganisation('Import');
       const connected = await connectAccount(
-        { db, adapters, queues },
+        { db, adapters, scheduler: createQueueAccountScheduler(queues) },
         { org, mode: 'test', id: 'amex', processor: 'amex' },
       );
       expect(connected.schedule.state).toBe('unpolled');

@@ -10,6 +10,7 @@ import { createApp } from '../../src/api/app.js';
 import { connectDatabase } from '../../src/db/client.js';
 import { connectedAccounts } from '../../src/db/schema/index.js';
 import { newId } from '../../src/ids.js';
+import { createQueueAccountScheduler } from '../../src/jobs/account-scheduler.js';
 import { openQueues } from '../../src/jobs/catalog.js';
 import { enqueue } from '../../src/jobs/enqueue.js';
 import { queueNames } from '../../src/jobs/names.js';
@@ -342,7 +343,7 @@ describe('outcomes', () => {
 describe('connected accounts', () => {
   const connect = async (org: string, id: string) => {
     const { account } = await connectAccount(
-      { db: api.deps.db, adapters: api.deps.adapters, queues: api.queues },
+      { db: api.deps.db, adapters: api.deps.adapters, scheduler: createQueueAccountScheduler(api.queues) },
       { org, mode: 'test', id, processor: 'mock' },
     );
     return account.uid;
@@ -354,7 +355,7 @@ describe('connected accounts', () => {
     const fresh = await connect(org, 'fresh');
     const disabled = await connect(org, 'disabled');
     await updateAccount(
-      { db: api.deps.db, adapters: api.deps.adapters, queues: api.queues },
+      { db: api.deps.db, adapters: api.deps.adapters, scheduler: createQueueAccountScheduler(api.queues) },
       { org, mode: 'test', id: 'disabled', status: 'disabled' },
     );
     await api.db.db

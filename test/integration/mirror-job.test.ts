@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectedAccounts } from '../../src/db/schema/index.js';
+import { createQueueAccountScheduler } from '../../src/jobs/account-scheduler.js';
 import { enqueue } from '../../src/jobs/enqueue.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { MockDisputeWorld } from '../../src/processors/mock/disputes.js';
@@ -32,7 +33,7 @@ async function account(uid: string) {
 describe('a connected account', () => {
   it("is polled by its scheduler, and its disputes are listed by the API in the account's name", async () => {
     const { account: connected } = await connectAccount(
-      { db: api.db.db, adapters: api.engine.adapters, queues: api.queues },
+      { db: api.db.db, adapters: api.engine.adapters, scheduler: createQueueAccountScheduler(api.queues) },
       { org: tenant.org, mode: 'test', processor: 'mock', pollIntervalSeconds: 10 },
     );
 

@@ -6,6 +6,7 @@ import type { Db } from '../../src/db/client.js';
 import * as schema from '../../src/db/schema/index.js';
 import { connectedAccounts, disputes, events } from '../../src/db/schema/index.js';
 import { type DisputeState, processorOutcomeStates, serviceLocalStates } from '../../src/domain/states.js';
+import { createQueueAccountScheduler } from '../../src/jobs/account-scheduler.js';
 import { openQueues, type Queues } from '../../src/jobs/catalog.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { MockDisputeWorld } from '../../src/processors/mock/disputes.js';
@@ -72,8 +73,12 @@ async function newOrg(): Promise<string> {
 }
 
 async function connect(org: string, id = 'default'): Promise<AccountRow> {
-  return (await connectAccount({ db, adapters, queues }, { org, mode: 'test', id, processor: 'mock' }))
-    .account;
+  return (
+    await connectAccount(
+      { db, adapters, scheduler: createQueueAccountScheduler(queues) },
+      { org, mode: 'test', id, processor: 'mock' },
+    )
+  ).account;
 }
 
 /** The processor's side of the account: add and change its disputes. */

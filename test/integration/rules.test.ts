@@ -4,6 +4,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as schema from '../../src/db/schema/index.js';
 import { connectedAccounts, events } from '../../src/db/schema/index.js';
+import { createQueueAccountScheduler } from '../../src/jobs/account-scheduler.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { MockDisputeWorld } from '../../src/processors/mock/disputes.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
@@ -288,7 +289,7 @@ describe('arrival through the mirror', () => {
   async function connectedTenant(rules: RuleJson[]) {
     const tenant = await tenantWith(rules);
     const { account } = await connectAccount(
-      { db: api.db.db, adapters, queues: api.queues },
+      { db: api.db.db, adapters, scheduler: createQueueAccountScheduler(api.queues) },
       { org: tenant.org, mode: 'test', id: 'default', processor: 'mock' },
     );
     const poll = () => pollAccount({ db: api.db.db, adapters, secrets: api.engine.secrets }, account.uid);
@@ -359,7 +360,7 @@ describe('arrival through the mirror', () => {
       const template = await orderTemplate(api, tenant.key);
       await applyRules(tenant, [reviewFraud, { when: { currency: 'usd' }, action: 'template', template }]);
       const { account } = await connectAccount(
-        { db: api.db.db, adapters, queues: api.queues },
+        { db: api.db.db, adapters, scheduler: createQueueAccountScheduler(api.queues) },
         { org: tenant.org, mode: 'test', id: 'second', processor: 'mock' },
       );
       const second = world.account(account);

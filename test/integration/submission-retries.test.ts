@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createQueueAccountScheduler } from '../../src/jobs/account-scheduler.js';
 import { connectAccount } from '../../src/services/accounts.js';
 import { pollAccount } from '../../src/services/poll-account.js';
 import type { FakeRequest } from '../fakes/harness.js';
@@ -24,7 +25,12 @@ beforeAll(async () => {
   tenant = await newTenant(api);
   fake = await startStripeFake({ idempotency: 'bytes' });
   const { account } = await connectAccount(
-    { db: api.db.db, adapters: api.engine.adapters, secrets: api.engine.secrets, queues: api.queues },
+    {
+      db: api.db.db,
+      adapters: api.engine.adapters,
+      secrets: api.engine.secrets,
+      scheduler: createQueueAccountScheduler(api.queues),
+    },
     {
       org: tenant.org,
       mode: 'test',
