@@ -13,7 +13,7 @@ import type { Caller } from '../services/disputes.js';
 import type { RemovalDispatcher } from '../services/personal-data-removal.js';
 import type { RefreshDispatcher } from '../services/processor-push.js';
 import type { Readiness } from '../services/readiness.js';
-import type { Submitter } from '../services/submissions.js';
+import type { Submitter } from '../services/submissions/port.js';
 
 /** What the HTTP layer needs from the rest of the service; tests build it with their own database. */
 export interface AppDeps {

@@ -7,7 +7,8 @@ import { loadTemplate } from './dispute-records.js';
 import type { EventType } from './events.js';
 import { recordDisputeEvent } from './events.js';
 import { type RemovalDispatcher, waitingRemovals } from './personal-data-removal.js';
-import { type Submitter, unattendedSubmissions } from './submissions.js';
+import type { Submitter } from './submissions/port.js';
+import { unattendedSubmissions } from './submissions/records.js';
 
 /**
  * The deadline sweep: what must not wait on Redis having kept its jobs. Every query here reads a partial

@@ -28,7 +28,9 @@ import { recordDisputeEvent, recordDisputeEvents } from './events.js';
 import { beyond, type PageQuery, pageOrder, planPage } from './paging.js';
 import { accountOfDispute } from './processor-connections.js';
 import { acceptedByRules } from './rules.js';
-import { type Claimed, prepareSubmission, prepareSubmissions, type Submitter } from './submissions.js';
+import type { Submitter } from './submissions/port.js';
+import { prepareSubmission, prepareSubmissions } from './submissions/prepare.js';
+import type { Claimed } from './submissions/records.js';
 
 /**
  * Dispute use cases: update, submit, queue, accept, create. Each runs in one transaction that locks the

@@ -3,12 +3,12 @@ import type { Db } from '../db/client.js';
 import { disputes, submissions } from '../db/schema/index.js';
 import type { SubmissionStatus } from '../db/schema/submissions.js';
 import { ownedBy, type Tenant } from './dispute-records.js';
-import { failureReason } from './submissions.js';
+import { failureReason } from './submissions/records.js';
 
 /**
  * A dispute's submission attempts, for on-call (`dispute show`, `dispute resubmit`): what was tried, how
  * it ended, and which attempt's job ran it. An operator's retry of a failed job makes a new attempt that
- * its job runs too (services/submissions.ts, `reopen`), so the job of an attempt is that of the first
+ * its job runs too (services/submissions/reopen.ts), so the job of an attempt is that of the first
  * attempt in its chain of retries.
  */
 

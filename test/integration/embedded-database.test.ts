@@ -69,12 +69,8 @@ import {
 import { readPersonalDataExport } from '../../src/services/personal-data-requests.js';
 import { loadDocumentPdf } from '../../src/services/responses.js';
 import { listRules, setRules } from '../../src/services/rules.js';
-import {
-  type QueuedDispute,
-  SubmissionRunner,
-  type SubmitOutcome,
-  type Submitter,
-} from '../../src/services/submissions.js';
+import type { QueuedDispute, SubmitOutcome, Submitter } from '../../src/services/submissions/port.js';
+import { SubmissionRunner } from '../../src/services/submissions/runner.js';
 import {
   createTemplate,
   deleteTemplate,

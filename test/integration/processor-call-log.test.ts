@@ -6,7 +6,7 @@ import { disputes, submissions } from '../../src/db/schema/index.js';
 import { createLogger, withLogContext } from '../../src/logger.js';
 import { AccountGuards } from '../../src/processors/guard.js';
 import { ProcessorHttp } from '../../src/processors/http.js';
-import { SubmissionRunner } from '../../src/services/submissions.js';
+import { SubmissionRunner } from '../../src/services/submissions/runner.js';
 import { FakeServer, jsonReply } from '../fakes/harness.js';
 import { dropKeys, startTestApi, type TestApi } from '../helpers/api.js';
 import { newTenant, submittableDispute, type Tenant } from '../helpers/disputes.js';

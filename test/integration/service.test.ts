@@ -11,7 +11,7 @@ import { createLogger } from '../../src/logger.js';
 import { type RunningService, startService } from '../../src/service.js';
 import { lockDispute } from '../../src/services/dispute-records.js';
 import { createOrganisation } from '../../src/services/organisations.js';
-import { prepareSubmission } from '../../src/services/submissions.js';
+import { prepareSubmission } from '../../src/services/submissions/prepare.js';
 import { generateTestDispute } from '../../src/services/test-disputes.js';
 import { dropKeys } from '../helpers/api.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';

@@ -10,12 +10,9 @@ import {
   type SubmitEvidenceResult,
 } from '../../src/processors/types.js';
 import { lockDispute } from '../../src/services/dispute-records.js';
-import {
-  type JobAttempt,
-  prepareSubmission,
-  type SubmissionDeps,
-  SubmissionRunner,
-} from '../../src/services/submissions.js';
+import { prepareSubmission } from '../../src/services/submissions/prepare.js';
+import type { JobAttempt } from '../../src/services/submissions/records.js';
+import { type SubmissionDeps, SubmissionRunner } from '../../src/services/submissions/runner.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { getDispute, newTenant, submittableDispute, type Tenant } from '../helpers/disputes.js';
 

@@ -1,12 +1,9 @@
 import type { Job } from 'bullmq';
 import { Batcher } from '../../db/batcher.js';
 import { prepareQueuedDisputes, type QueuedOutcome } from '../../services/disputes.js';
-import {
-  type JobAttempt,
-  queuedAfterFailure,
-  type SubmissionResult,
-  SubmissionRunner,
-} from '../../services/submissions.js';
+import type { SubmissionResult } from '../../services/submissions/port.js';
+import { type JobAttempt, queuedAfterFailure } from '../../services/submissions/records.js';
+import { SubmissionRunner } from '../../services/submissions/runner.js';
 import { retryDelay } from '../backoff.js';
 import { backoffTypes, processorBackoffMs } from '../catalog.js';
 import { createQueueSubmitter } from '../submitter.js';
