@@ -5,8 +5,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { Redis } from 'ioredis';
 import type { Config } from './config.js';
-import { within } from './deadline.js';
 import type { Logger } from './logger.js';
+import { within } from './time-limit.js';
 
 export interface ProvidedRedis {
   /** The managed redis-server's pid, when this process started one. */

@@ -1,6 +1,6 @@
 import { loadConfig } from '../config.js';
-import { within } from '../deadline.js';
 import { openQueues, type Queues } from '../jobs/catalog.js';
+import { within } from '../time-limit.js';
 
 /** How long a command waits for Redis before it gives up with one line, rather than hanging. */
 const redisWaitMs = 3000;

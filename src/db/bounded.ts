@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { DeadlineError, within } from '../deadline.js';
+import { TimeLimitError, within } from '../time-limit.js';
 import { DatabaseUnavailable, isConnectionFailure } from './unavailable.js';
 
 /**
@@ -115,7 +115,7 @@ async function answerWithin(query: PromiseLike<unknown>, ms: number): Promise<un
   try {
     return await within(query as Promise<unknown>, ms, 'Postgres');
   } catch (error) {
-    throw error instanceof DeadlineError ? new DatabaseUnavailable(error.message) : unavailableOr(error);
+    throw error instanceof TimeLimitError ? new DatabaseUnavailable(error.message) : unavailableOr(error);
   }
 }
 

@@ -1,6 +1,6 @@
 import { Gauge, type Registry } from 'prom-client';
-import { within } from '../deadline.js';
 import type { Logger } from '../logger.js';
+import { within } from '../time-limit.js';
 
 /**
  * A source of metrics read at scrape time (Redis, Postgres). Reading and setting are apart: the reading

@@ -3,10 +3,10 @@ import { z } from 'zod';
 import type { Db } from '../db/client.js';
 import { accountAccess, accountStatuses } from '../db/schema/connected-accounts.js';
 import { connectedAccounts, organisations } from '../db/schema/index.js';
-import { within } from '../deadline.js';
 import { resourceId } from '../domain/params.js';
 import { type AdapterRegistry, pushingProcessors } from '../processors/registry.js';
 import type { SecretBox } from '../secrets.js';
+import { within } from '../time-limit.js';
 
 /**
  * Connected accounts: connect, update, disconnect, list (the operator CLI's `account` commands). Each change

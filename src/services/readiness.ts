@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
 import type { Db } from '../db/client.js';
-import { DeadlineError, within } from '../deadline.js';
+import { TimeLimitError, within } from '../time-limit.js';
 
 /**
  * Whether this process can do its work now (`GET /readyz`): Postgres and Redis both answer. A load
@@ -37,7 +37,7 @@ async function checked(probe: Promise<unknown>, name: string): Promise<Check> {
     return { ok: true };
   } catch (error) {
     // What failed, not how: the answer is public (no credentials), so no connection details in it.
-    const reason = error instanceof DeadlineError ? `no answer within ${checkTimeoutMs} ms` : 'unavailable';
+    const reason = error instanceof TimeLimitError ? `no answer within ${checkTimeoutMs} ms` : 'unavailable';
     return { ok: false, problem: `${name}: ${reason}` };
   }
 }

@@ -1,10 +1,10 @@
 /** Thrown by `within` when the work did not finish in time. */
-export class DeadlineError extends Error {
-  override readonly name = 'DeadlineError';
+export class TimeLimitError extends Error {
+  override readonly name = 'TimeLimitError';
 }
 
 /**
- * `work`'s result, or a DeadlineError (`no answer from <what> within <ms> ms`) once `ms` have passed: for
+ * `work`'s result, or a TimeLimitError (`no answer from <what> within <ms> ms`) once `ms` have passed: for
  * a caller that must answer (an operator's command, a readiness probe) while a dependency hangs.
  */
 export async function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
@@ -13,7 +13,7 @@ export async function within<T>(work: Promise<T>, ms: number, what: string): Pro
     return await Promise.race([
       work,
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new DeadlineError(`no answer from ${what} within ${ms} ms`)), ms);
+        timer = setTimeout(() => reject(new TimeLimitError(`no answer from ${what} within ${ms} ms`)), ms);
       }),
     ]);
   } finally {
