@@ -5,7 +5,7 @@ import { documentPath } from '../documents/links.js';
 import { ApiError } from '../domain/errors.js';
 import { metricsPath, type ServiceMetrics } from '../metrics/endpoint.js';
 import type { RouteTable } from '../metrics/http-requests.js';
-import type { Caller } from '../services/disputes.js';
+import type { Caller } from '../services/disputes/commands.js';
 import { type AppDeps, type Endpoint, type RequestContext, requestReader } from './endpoint.js';
 import { authenticate, principalOf } from './middleware/auth.js';
 import { mergeInput, parseQueryString, readBody } from './middleware/body.js';

@@ -9,7 +9,7 @@ import type { RateLimiter } from '../rate-limiter.js';
 import type { SecretBox } from '../secrets.js';
 import type { KeyResolver } from '../services/authenticate.js';
 import type { DisputeObjectCache } from '../services/dispute-object-cache.js';
-import type { Caller } from '../services/disputes.js';
+import type { Caller } from '../services/disputes/commands.js';
 import type { RemovalDispatcher } from '../services/personal-data-removal.js';
 import type { RefreshDispatcher } from '../services/processor-push.js';
 import type { Readiness } from '../services/readiness.js';

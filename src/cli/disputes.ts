@@ -11,7 +11,7 @@ import { createAdapterRegistry } from '../processors/registry.js';
 import { importDisputeReport } from '../services/dispute-import.js';
 import type { DisputeRow, TemplateRow } from '../services/dispute-records.js';
 import { resubmitDispute } from '../services/dispute-resubmit.js';
-import { type DisputeDeps, retrieveDispute } from '../services/disputes.js';
+import { type DisputeDeps, retrieveDispute } from '../services/disputes/commands.js';
 import {
   disputeOfSubmission,
   listSubmissionAttempts,

@@ -1,6 +1,6 @@
 import type { Db } from '../db/client.js';
 import { isApiVersion, latestVersion } from '../domain/versions.js';
-import type { Caller } from '../services/disputes.js';
+import type { Caller } from '../services/disputes/commands.js';
 import { getOrganisationSettings } from '../services/organisations.js';
 
 export type Mode = 'test' | 'live';

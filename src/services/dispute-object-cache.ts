@@ -1,7 +1,8 @@
 import type { Db } from '../db/client.js';
 import { toDisputeObject } from '../domain/disputes.js';
 import { loadDisputes } from './dispute-records.js';
-import { type Caller, type DisputeStamp, type ListQuery, listDisputes } from './disputes.js';
+import type { Caller } from './disputes/commands.js';
+import { type DisputeStamp, type ListQuery, listDisputes } from './disputes/list.js';
 
 const stampKey = (stamp: DisputeStamp) =>
   `${stamp.uid}:${stamp.version}:${stamp.templateUid ?? '-'}:${stamp.templateVersion ?? 0}`;

@@ -6,7 +6,7 @@ import {
   type DisputeOutcome,
   retrieveDispute,
   submitDispute,
-} from './disputes.js';
+} from './disputes/commands.js';
 import { listSubmissionAttempts } from './submission-attempts.js';
 
 /**

@@ -98,7 +98,7 @@ const list = (columns: SQL[]) => sql.join(columns, sql`, `);
  * What a processor's news writes into each column. News that comes unordered (a push, a report import)
  * often carries only part of a dispute (Worldpay's events no deadline or reason, Adyen's later events no
  * dates): what it leaves out keeps what is stored. The charge is kept whenever the news has none: for a
- * read-only account the processor cannot tell it, and the client's (services/disputes.ts) must stay.
+ * read-only account the processor cannot tell it, and the client's (services/disputes/) must stay.
  */
 const incoming = (key: (typeof processorKeys)[number]): SQL =>
   key === 'charge'

@@ -18,7 +18,7 @@ import { findMissingTemplates } from './templates.js';
 
 /**
  * An organisation's workflow rules, per mode: replaced whole from a rule file (`rules set`), listed, and
- * loaded for the disputes they apply to (services/arrival-rules.ts for new disputes, services/disputes.ts
+ * loaded for the disputes they apply to (services/arrival-rules.ts for new disputes, services/disputes/commands.ts
  * for updates and submits).
  */
 

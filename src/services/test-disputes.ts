@@ -5,7 +5,7 @@ import type { TestDisputeInput } from '../domain/dispute-input.js';
 import { ApiError } from '../domain/errors.js';
 import { sampleDisputeValues } from '../domain/sample-disputes.js';
 import { applyArrivalRules } from './arrival-rules.js';
-import type { Caller, DisputeOutcome } from './disputes.js';
+import type { Caller, DisputeOutcome } from './disputes/commands.js';
 import { recordDisputeEvent } from './events.js';
 
 /**

@@ -48,10 +48,10 @@ import { findDispute, type Tenant } from '../../src/services/dispute-records.js'
 import {
   acceptDispute,
   type Caller,
-  createDispute,
   type DisputeDeps,
   updateDispute,
-} from '../../src/services/disputes.js';
+} from '../../src/services/disputes/commands.js';
+import { createDispute } from '../../src/services/disputes/create.js';
 import { DocumentStore } from '../../src/services/documents.js';
 import { eventsChannel } from '../../src/services/events.js';
 import { mirrorPage } from '../../src/services/mirror.js';

@@ -1,6 +1,6 @@
 import type { Job } from 'bullmq';
 import { Batcher } from '../../db/batcher.js';
-import { prepareQueuedDisputes, type QueuedOutcome } from '../../services/disputes.js';
+import { prepareQueuedDisputes, type QueuedOutcome } from '../../services/disputes/queued.js';
 import type { SubmissionResult } from '../../services/submissions/port.js';
 import { type JobAttempt, queuedAfterFailure } from '../../services/submissions/records.js';
 import { SubmissionRunner } from '../../services/submissions/runner.js';

@@ -1,36 +1,29 @@
-import { and, eq, sql } from 'drizzle-orm';
-import type { Db, Tx } from '../db/client.js';
-import { preparedFor } from '../db/prepared.js';
-import { anyOf } from '../db/schema/columns.js';
-import { disputes, templates } from '../db/schema/index.js';
-import type { CreateInput, EvidenceInput, SubmitInput, UpdateInput } from '../domain/dispute-input.js';
-import { ApiError, notFound } from '../domain/errors.js';
-import { checkEvidenceSize } from '../domain/evidence.js';
-import { disputeFacts } from '../domain/rules.js';
-import { type Action, type DisputeState, decide } from '../domain/states.js';
-import { submitProblem } from '../domain/submittable.js';
-import { checkFieldValues, mergeFields } from '../domain/templates.js';
-import { type ApiVersion, isOn } from '../domain/versions.js';
-import type { Logger } from '../logger.js';
-import type { AdapterRegistry } from '../processors/registry.js';
-import { applyArrivalRules } from './arrival-rules.js';
-import type { Principal } from './authenticate.js';
+import { eq } from 'drizzle-orm';
+import type { Db, Tx } from '../../db/client.js';
+import { disputes } from '../../db/schema/index.js';
+import type { EvidenceInput, SubmitInput, UpdateInput } from '../../domain/dispute-input.js';
+import { ApiError, notFound } from '../../domain/errors.js';
+import { checkEvidenceSize } from '../../domain/evidence.js';
+import { disputeFacts } from '../../domain/rules.js';
+import { type Action, type DisputeState, decide } from '../../domain/states.js';
+import { submitProblem } from '../../domain/submittable.js';
+import { checkFieldValues, mergeFields } from '../../domain/templates.js';
+import { type ApiVersion, isOn } from '../../domain/versions.js';
+import type { Logger } from '../../logger.js';
+import type { AdapterRegistry } from '../../processors/registry.js';
+import type { Principal } from '../authenticate.js';
 import {
   type DisputeRow,
   findDispute,
   loadTemplate,
-  loadTemplates,
   lockDispute,
-  ownedBy,
   type TemplateRow,
-} from './dispute-records.js';
-import { recordDisputeEvent, recordDisputeEvents } from './events.js';
-import { beyond, type PageQuery, pageOrder, planPage } from './paging.js';
-import { accountOfDispute } from './processor-connections.js';
-import { acceptedByRules } from './rules.js';
-import type { Submitter } from './submissions/port.js';
-import { prepareSubmission, prepareSubmissions } from './submissions/prepare.js';
-import type { Claimed } from './submissions/records.js';
+} from '../dispute-records.js';
+import { recordDisputeEvent } from '../events.js';
+import { accountOfDispute } from '../processor-connections.js';
+import { acceptedByRules } from '../rules.js';
+import type { Submitter } from '../submissions/port.js';
+import { prepareSubmission } from '../submissions/prepare.js';
 
 /**
  * Dispute use cases: update, submit, queue, accept, create. Each runs in one transaction that locks the
@@ -62,95 +55,6 @@ type Change = Partial<typeof disputes.$inferInsert>;
 
 export async function retrieveDispute(db: Db, caller: Caller, id: string) {
   return findDispute(db, caller, id);
-}
-
-export interface ListQuery extends PageQuery {
-  states?: DisputeState[];
-  account?: string;
-}
-
-/** What a dispute object derives from: its row's version and its template's (see DisputeObjectCache). */
-export interface DisputeStamp {
-  uid: string;
-  version: number;
-  templateUid: string | null;
-  templateVersion: number | null;
-}
-
-const placeholder = sql.placeholder;
-
-/**
- * The page of stamps as one prepared statement per direction. Filters are nullable parameters, and a first
- * page pages from `infinity`, so one shape serves every list: drizzle builds it once, and the row
- * comparison against the cursor stays a condition on the list index for every page.
- *
- * The page is cut from the index first and joined to its templates after: joining first lets the planner
- * hash-join and sort the whole tenant.
- */
-const stampPage = (backwards: boolean) =>
-  preparedFor((db) => {
-    const order = pageOrder(backwards);
-    const page = db
-      .select({
-        uid: disputes.uid,
-        version: disputes.version,
-        orgId: disputes.orgId,
-        livemode: disputes.livemode,
-        template: disputes.template,
-        createdAt: disputes.createdAt,
-        id: disputes.id,
-      })
-      .from(disputes)
-      .where(
-        and(
-          eq(disputes.orgId, placeholder('orgId')),
-          eq(disputes.livemode, placeholder('livemode')),
-          beyond(disputes.createdAt, disputes.id, backwards, [
-            sql`${placeholder('cursorCreatedAt')}::timestamptz`,
-            sql`${placeholder('cursorId')}::text`,
-          ]),
-          sql`(${placeholder('states')}::text[] is null or ${disputes.state} = any(${placeholder('states')}::text[]))`,
-          sql`(${placeholder('account')}::text is null or ${disputes.account} = ${placeholder('account')}::text)`,
-        ),
-      )
-      .orderBy(order(disputes.createdAt), order(disputes.id))
-      .limit(placeholder('limit'))
-      .as('page');
-    return db
-      .select({
-        uid: page.uid,
-        version: page.version,
-        templateUid: templates.uid,
-        templateVersion: templates.version,
-      })
-      .from(page)
-      .leftJoin(
-        templates,
-        and(
-          eq(templates.orgId, page.orgId),
-          eq(templates.livemode, page.livemode),
-          eq(templates.id, page.template),
-        ),
-      )
-      .orderBy(order(page.createdAt), order(page.id))
-      .prepare(backwards ? 'list_disputes_newer' : 'list_disputes_older');
-  });
-const olderStamps = stampPage(false);
-const newerStamps = stampPage(true);
-
-/** A page of stamps, newest `created` first; the objects themselves come from the DisputeObjectCache. */
-export async function listDisputes(db: Db, caller: Caller, query: ListQuery) {
-  const plan = await planPage(db, disputes, ownedBy(disputes, caller), query);
-  const rows: DisputeStamp[] = await (plan.backwards ? newerStamps : olderStamps)(db).execute({
-    orgId: caller.orgId,
-    livemode: caller.livemode,
-    cursorCreatedAt: plan.cursor?.createdAt.toISOString() ?? 'infinity',
-    cursorId: plan.cursor?.id ?? '',
-    states: query.states?.length ? query.states : null,
-    account: query.account ?? null,
-    limit: plan.limit,
-  });
-  return plan.finish(rows);
 }
 
 export async function updateDispute(deps: DisputeDeps, caller: Caller, id: string, input: UpdateInput) {
@@ -233,190 +137,12 @@ export async function acceptDispute(deps: DisputeDeps, caller: Caller, id: strin
   );
 }
 
-export type QueuedOutcome =
-  | { status: 'prepared'; claimed: Claimed }
-  | { status: 'skipped' }
-  | { status: 'refused'; message: string };
-
-/**
- * Queued disputes whose moment came: prepare each to be submitted with what it holds now, edits
- * included, in one transaction for the batch. Run by the submission worker, which then calls the
- * processor with the attempt it holds. A dispute no longer queued, or queued for a later moment, is left
- * alone (its job was stale). One that can no longer be submitted (a template field went missing, the
- * deadline passed) returns to needs_response with a `dispute.submission_failed` event, and the refusal is
- * the job's failure reason. A failed submission also returns the dispute to needs_response: its moment
- * has passed, and the merchant must act.
- */
-export async function prepareQueuedDisputes(
-  deps: Pick<DisputeDeps, 'db' | 'adapters' | 'now'> & { leaseMs: number },
-  disputeUids: string[],
-): Promise<QueuedOutcome[]> {
-  const at = now(deps);
-  return deps.db.transaction(async (tx) => {
-    // Locked in the order the mirror locks a page in (tenant, then id in code-unit order, which the "C"
-    // collation is for these ASCII ids), so neither can deadlock the other.
-    const rows = await tx
-      .select()
-      .from(disputes)
-      .where(anyOf(disputes.uid, disputeUids, 'uuid'))
-      .orderBy(disputes.orgId, disputes.livemode, sql`${disputes.id} collate "C"`)
-      .for('update');
-    const due = rows.filter(
-      (dispute) => dispute.state === 'queued' && dispute.submitAt && dispute.submitAt <= at,
-    );
-    const templates = await loadTemplates(tx, due);
-    const outcomes = new Map<string, QueuedOutcome>();
-    const refused: DisputeRow[] = [];
-    const ready: DisputeRow[] = [];
-    for (const dispute of due) {
-      const problem = submitProblem(dispute, templates.get(dispute.uid) ?? null, at);
-      if (problem) outcomes.set(dispute.uid, { status: 'refused', message: problem.message });
-      (problem ? refused : ready).push(dispute);
-    }
-    if (refused.length > 0) {
-      const returned = await tx
-        .update(disputes)
-        .set({ state: 'needs_response', submitAt: null, updatedAt: new Date() })
-        .where(
-          anyOf(
-            disputes.uid,
-            refused.map((dispute) => dispute.uid),
-            'uuid',
-          ),
-        )
-        .returning();
-      await recordDisputeEvents(
-        tx,
-        returned.map((dispute) => ({
-          type: 'dispute.submission_failed',
-          dispute,
-          template: templates.get(dispute.uid) ?? null,
-        })),
-      );
-    }
-    const prepared = await prepareSubmissions(
-      tx,
-      ready.map((dispute) => ({
-        dispute,
-        adapter: deps.adapters.forDispute(dispute).name,
-        returnTo: 'needs_response',
-        claimForMs: deps.leaseMs,
-      })),
-    );
-    for (const { dispute, submission } of prepared) {
-      const template = templates.get(dispute.uid) ?? null;
-      outcomes.set(dispute.uid, { status: 'prepared', claimed: { submission, dispute, template } });
-    }
-    // Two jobs for one dispute in a batch (its old moment and its new one): the first takes it.
-    return disputeUids.map((uid) => {
-      const outcome = outcomes.get(uid) ?? { status: 'skipped' };
-      outcomes.delete(uid);
-      return outcome;
-    });
-  });
-}
-
-/**
- * Creates a standalone dispute (`source: api`). With `submit` or `queue` the dispute must be submittable
- * at once; otherwise nothing is created, so a create either happens whole or not at all.
- */
-export async function createDispute(
-  deps: DisputeDeps,
-  caller: Caller,
-  input: CreateInput,
-): Promise<DisputeOutcome> {
-  const at = now(deps);
-  const result = await deps.db.transaction(async (tx): Promise<StepResult> => {
-    const template = await requireTemplate(tx, caller, input.template ?? null);
-    const values = {
-      orgId: caller.orgId,
-      livemode: caller.livemode,
-      id: input.id,
-      state: input.state,
-      reason: input.reason,
-      kind: input.kind,
-      source: 'api',
-      processor: input.processor ?? null,
-      chargedAt: input.charged_at,
-      disputedAt: input.disputed_at,
-      dueBy: input.due_by,
-      charge: input.charge,
-      amount: input.amount,
-      currency: input.currency,
-      customer: input.customer ?? null,
-      fee: input.fee ?? null,
-      reversalAmount: input.reversal_amount ?? null,
-      reversalTotal: input.reversal_total ?? reversalTotal(input.reversal_amount, input.fee),
-      reversalCurrency: input.reversal_currency ?? null,
-      isChargeRefundable: input.is_charge_refundable ?? null,
-      submittedCount: input.submitted_count,
-      addressLine1Check: input.address_line1_check ?? null,
-      addressZipCheck: input.address_zip_check ?? null,
-      cvcCheck: input.cvc_check ?? null,
-      template: input.template ?? null,
-      fields: checkFieldValues(template, mergeFields({}, input.fields)),
-      products: input.products ?? [],
-      correspondence: input.correspondence ?? [],
-      pastPayments: input.past_payments ?? [],
-      referenceUrl: input.reference_url ?? null,
-      accountId: input.account_id ?? null,
-      createdAt: at,
-      updatedAt: at,
-    };
-    const { fields, products, correspondence, pastPayments } = values;
-    checkEvidenceSize({ fields, products, correspondence, pastPayments });
-    const [inserted] = await tx.insert(disputes).values(values).onConflictDoNothing().returning();
-    if (!inserted) throw new ApiError('invalid_request', `A dispute with id '${input.id}' already exists.`);
-    const [arrived = { dispute: inserted, template }] = await applyArrivalRules(
-      tx,
-      [{ dispute: inserted, template }],
-      { force: input.force, now: at, logger: deps.logger },
-    );
-    const { dispute: created, template: attached } = arrived;
-    await recordDisputeEvent(tx, 'dispute.created', created, attached);
-    if (!input.submit && !input.queue) return { status: 201, dispute: created, template: attached };
-
-    // Rules act before submit and queue (force bypasses them, and then nothing holds). A dispute a rule
-    // held (requires_review; accepted from 2020-02-28) is created as the rule left it, 201 like every
-    // create, and the submit or queue is not carried out: the same request on the dispute afterwards
-    // would have been held with a 202.
-    const action = input.queue ? 'queue' : 'submit';
-    const decision = decide(created.state as DisputeState, action, {
-      force: input.force,
-      version: caller.version,
-    });
-    if (decision.outcome === 'refuse')
-      throw new ApiError(decision.error, refusalMessage(decision.error, created));
-    if (decision.outcome !== 'proceed') return { status: 201, dispute: created, template: attached };
-
-    // Unlike a submit of an existing dispute, nothing was saved before: a refusal undoes the create.
-    const problem = submitProblem(created, attached, at);
-    if (problem) throw problem;
-    if (input.queue) {
-      const queued = await write(tx, created, {
-        state: 'queued',
-        submitAt: submitAt(created.dueBy, caller.queueLeadMinutes, at),
-      });
-      await recordDisputeEvent(tx, 'dispute.updated', queued, attached);
-      return { status: 201, dispute: queued, template: attached };
-    }
-    const prepared = await prepareSubmission(tx, created, deps.adapters.forDispute(created).name);
-    return {
-      status: 201,
-      dispute: prepared.dispute,
-      template: attached,
-      submissionId: prepared.submissionId,
-    };
-  });
-  return afterCommit(deps, caller, result, null);
-}
-
 /**
  * What a step leaves to do once its transaction has committed: run the submission it prepared, or throw
  * a refusal found after the client's parameters were saved (what was saved stays saved when a submit
  * then fails, docs/api.md, "Endpoints").
  */
-type StepResult = (DisputeOutcome & { submissionId?: string }) | { refusal: ApiError };
+export type StepResult = (DisputeOutcome & { submissionId?: string }) | { refusal: ApiError };
 
 interface Step {
   tx: Tx;
@@ -500,7 +226,7 @@ async function refuseAfterSaving(
   return { refusal };
 }
 
-async function afterCommit(
+export async function afterCommit(
   deps: DisputeDeps,
   caller: Caller,
   result: StepResult,
@@ -581,7 +307,11 @@ async function requireChargeWhenReadOnly(tx: Tx, dispute: DisputeRow): Promise<v
   );
 }
 
-async function requireTemplate(tx: Tx, caller: Caller, id: string | null): Promise<TemplateRow | null> {
+export async function requireTemplate(
+  tx: Tx,
+  caller: Caller,
+  id: string | null,
+): Promise<TemplateRow | null> {
   if (id === null) return null;
   const template = await loadTemplate(tx, caller, id);
   if (!template) throw notFound.template(id, true);
@@ -589,13 +319,16 @@ async function requireTemplate(tx: Tx, caller: Caller, id: string | null): Promi
 }
 
 /** Queued disputes go out `queue lead` before the deadline, or at once when that moment has passed. */
-function submitAt(dueBy: Date | null, leadMinutes: number, at: Date): Date {
+export function submitAt(dueBy: Date | null, leadMinutes: number, at: Date): Date {
   if (!dueBy) return at;
   const planned = new Date(dueBy.getTime() - leadMinutes * 60_000);
   return planned.getTime() > at.getTime() ? planned : at;
 }
 
-function reversalTotal(amount: number | null | undefined, fee: number | null | undefined): number | null {
+export function reversalTotal(
+  amount: number | null | undefined,
+  fee: number | null | undefined,
+): number | null {
   return amount === undefined || amount === null ? null : amount + (fee ?? 0);
 }
 
@@ -605,12 +338,12 @@ const refusalMessages: Partial<Record<ApiError['type'], string>> = {
   dispute_uneditable: 'cannot be changed',
 };
 
-function refusalMessage(error: ApiError['type'], dispute: DisputeRow): string {
+export function refusalMessage(error: ApiError['type'], dispute: DisputeRow): string {
   return `Dispute '${dispute.id}' ${refusalMessages[error] ?? 'cannot take this action'} (state ${dispute.state}).`;
 }
 
 /** Writes the change (the database bumps `version`); an empty change writes nothing, so a refusal leaves no trace. */
-async function write(tx: Tx, dispute: DisputeRow, change: Change): Promise<DisputeRow> {
+export async function write(tx: Tx, dispute: DisputeRow, change: Change): Promise<DisputeRow> {
   if (Object.keys(change).length === 0) return dispute;
   const [updated] = await tx
     .update(disputes)
@@ -634,6 +367,6 @@ async function runPrepared(
   return { status: result.status === 'succeeded' ? 201 : 202, dispute, template };
 }
 
-function now(deps: Pick<DisputeDeps, 'now'>): Date {
+export function now(deps: Pick<DisputeDeps, 'now'>): Date {
   return deps.now?.() ?? new Date();
 }
