@@ -5,7 +5,7 @@ import type { Logger } from '../logger.js';
 import type { AdapterRegistry } from '../processors/registry.js';
 import { ReportError } from '../processors/types.js';
 import { AccountError } from './accounts.js';
-import { type MirrorResult, mirrorDisputes } from './mirror.js';
+import { type MirrorResult, mirrorDisputes } from './mirroring/pages.js';
 
 /**
  * `dispute import`: the dispute report a processor without a list call lets the merchant download (Amex's

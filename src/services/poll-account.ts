@@ -5,12 +5,12 @@ import type { Logger } from '../logger.js';
 import type { AdapterRegistry } from '../processors/registry.js';
 import { ProcessorError } from '../processors/types.js';
 import type { SecretBox } from '../secrets.js';
-import { mirrorPage } from './mirror.js';
+import { mirrorPage } from './mirroring/pages.js';
 import { AccountUnusableError, connectionOf } from './processor-connections.js';
 
 /**
  * One poll of a connected account (the mirror job's work): list the disputes changed since the account's
- * cursor, page by page, committing each page with its cursor (services/mirror.ts), until the processor
+ * cursor, page by page, committing each page with its cursor (services/mirroring/pages.ts), until the processor
  * has no more or this run has done its share of pages; the next scheduled run goes on from the cursor.
  */
 

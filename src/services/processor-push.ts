@@ -7,7 +7,7 @@ import type { Logger } from '../logger.js';
 import type { AdapterRegistry } from '../processors/registry.js';
 import { ProcessorError, PushRejectedError } from '../processors/types.js';
 import type { SecretBox } from '../secrets.js';
-import { mirrorDisputes } from './mirror.js';
+import { mirrorDisputes } from './mirroring/pages.js';
 import { AccountUnusableError, connectionOf } from './processor-connections.js';
 
 /**

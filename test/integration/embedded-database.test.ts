@@ -54,7 +54,7 @@ import {
 import { createDispute } from '../../src/services/disputes/create.js';
 import { DocumentStore } from '../../src/services/documents.js';
 import { eventsChannel } from '../../src/services/events.js';
-import { mirrorPage } from '../../src/services/mirror.js';
+import { mirrorPage } from '../../src/services/mirroring/pages.js';
 import {
   createOrganisation,
   rotateApiKey,

@@ -4,7 +4,7 @@ import type { Db } from '../../src/db/client.js';
 import { connectedAccounts, disputes, events } from '../../src/db/schema/index.js';
 import { normalizedDispute } from '../../src/processors/normalized.js';
 import type { NormalizedDispute } from '../../src/processors/types.js';
-import { mirrorDisputes, mirrorPage } from '../../src/services/mirror.js';
+import { mirrorDisputes, mirrorPage } from '../../src/services/mirroring/pages.js';
 import { createOrganisation } from '../../src/services/organisations.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 

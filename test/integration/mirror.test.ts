@@ -19,7 +19,7 @@ import {
 } from '../../src/processors/types.js';
 import { SecretBox } from '../../src/secrets.js';
 import { type AccountRow, connectAccount } from '../../src/services/accounts.js';
-import { mirrorPage } from '../../src/services/mirror.js';
+import { mirrorPage } from '../../src/services/mirroring/pages.js';
 import { createOrganisation } from '../../src/services/organisations.js';
 import { type PollOptions, pollAccount } from '../../src/services/poll-account.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';

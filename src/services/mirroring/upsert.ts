@@ -1,19 +1,19 @@
 import { getTableColumns, type SQL, sql } from 'drizzle-orm';
 import { toSnakeCase } from 'drizzle-orm/casing';
 import { alias, type PgColumn } from 'drizzle-orm/pg-core';
-import type { Db, Tx } from '../db/client.js';
-import { stateIn } from '../db/schema/columns.js';
-import { connectedAccounts, disputes, organisations, templates } from '../db/schema/index.js';
-import { statement } from '../db/statements.js';
-import { latestById, mirrorEvents } from '../domain/mirroring.js';
-import { closedStates, processorOutcomeStates, serviceLocalStates } from '../domain/states.js';
-import type { TemplateField, TemplateShape } from '../domain/templates.js';
-import { processors } from '../domain/vocabulary.js';
-import type { Logger } from '../logger.js';
-import type { NormalizedDispute } from '../processors/types.js';
-import { applyArrivalRules } from './arrival-rules.js';
-import type { DisputeRow } from './dispute-records.js';
-import { type DisputeEvent, recordDisputeEvents } from './events.js';
+import type { Tx } from '../../db/client.js';
+import { stateIn } from '../../db/schema/columns.js';
+import { disputes, organisations, templates } from '../../db/schema/index.js';
+import { statement } from '../../db/statements.js';
+import { mirrorEvents } from '../../domain/mirroring.js';
+import { closedStates, processorOutcomeStates, serviceLocalStates } from '../../domain/states.js';
+import type { TemplateField, TemplateShape } from '../../domain/templates.js';
+import { processors } from '../../domain/vocabulary.js';
+import type { NormalizedDispute } from '../../processors/types.js';
+import { applyArrivalRules } from '../arrival-rules.js';
+import type { DisputeRow } from '../dispute-records.js';
+import type { DisputeEvent } from '../events.js';
+import type { MirrorAccount, MirrorOptions } from './pages.js';
 
 /**
  * Mirroring: one page of a connected account's disputes, as its adapter listed them, written in one
@@ -29,39 +29,6 @@ import { type DisputeEvent, recordDisputeEvents } from './events.js';
  *   and reports nothing;
  * - a row that belongs to another account or to the API (`source: api`) with the same id is left alone.
  */
-
-/** The account a page belongs to, and the cursor the page was listed from. */
-export interface MirrorAccount {
-  uid: string;
-  orgId: string;
-  livemode: boolean;
-  /** The account's name: mirrored disputes carry it as `account`. */
-  id: string;
-  processor: string;
-  cursor: string | null;
-}
-
-export type MirrorResult =
-  | {
-      outcome: 'mirrored';
-      created: number;
-      updated: number;
-      closed: number;
-      /** Listed but identical to what is stored: not written. */
-      unchanged: number;
-      /** Ids held by another account's dispute or a standalone one: not written. */
-      foreign: string[];
-    }
-  /** The account is gone, disabled, or another run moved its cursor: nothing was written. */
-  | { outcome: 'stale' };
-
-export interface MirrorOptions {
-  /** Where arrival rules warn of a template that no longer exists. */
-  logger?: Logger;
-}
-
-/** Far above any page an adapter asks for (100), well below Postgres's 65,535 parameters per statement. */
-const maxPageSize = 1000;
 
 const excluded = alias(disputes, 'excluded');
 
@@ -198,124 +165,6 @@ const upsertWhere = sql`${disputes.source} = ${excluded.source}
       (${stateIn(disputes.state, closedStates)} and not ${stateIn(excluded.state, closedStates)})
       or (${stateIn(disputes.state, reviewStates)} and ${stateIn(excluded.state, awaitingStates)}))))`;
 
-const serviceLocal = new Set<string>(serviceLocalStates);
-
-/**
- * Writes one page of the account's disputes and moves the account's cursor to `nextCursor`, in one
- * transaction. The account row is locked first: pages of one account commit one at a time, and a page
- * listed from a cursor that another run has since moved is dropped (`stale`) rather than written twice.
- */
-export async function mirrorPage(
-  db: Db,
-  account: MirrorAccount,
-  page: readonly NormalizedDispute[],
-  nextCursor: string | null,
-  options: MirrorOptions = {},
-): Promise<MirrorResult> {
-  const unique = checkedPage(account, page);
-  return db.transaction(async (tx): Promise<MirrorResult> => {
-    // Sent together; the page's rows are read and locked only once the account's lock is held.
-    const [current, before] = await Promise.all([
-      lockAccountOf(tx, account),
-      unique.length === 0 ? [] : lockStoredRows(tx, account, unique),
-    ]);
-    if (current?.cursor !== account.cursor) return { outcome: 'stale' };
-    const [result] = await Promise.all([
-      writePage(tx, account, unique, { ordered: true, before }, options),
-      moveCursor.run(tx, { uid: account.uid, cursor: nextCursor }),
-    ]);
-    return result;
-  });
-}
-
-/**
- * Disputes the processor pushed (its webhooks) or its report file holds (`dispute import`), or one it was
- * asked for after a push (`ordered`: its current state), written like a polled page, with the same rules
- * and events, all in one transaction (in pages of at most 1,000); a repeat writes nothing. The account's
- * cursor is neither checked nor moved: a push tells the news of one dispute, not where the processor's
- * list stands. `stale`: the account is paused or gone, and nothing was written.
- */
-export async function mirrorDisputes(
-  db: Db,
-  account: Omit<MirrorAccount, 'cursor'>,
-  disputes: readonly NormalizedDispute[],
-  options: MirrorOptions & { ordered?: boolean } = {},
-): Promise<MirrorResult> {
-  // Sorted as a whole before it is cut into pages: every row lock the transaction takes is in id order.
-  const all = inIdOrder(account, disputes);
-  return db.transaction(async (tx): Promise<MirrorResult> => {
-    if (!(await lockAccountOf(tx, account))) return { outcome: 'stale' };
-    const totals = { outcome: 'mirrored' as const, ...nothingWritten, foreign: [] as string[] };
-    for (let at = 0; at < all.length; at += maxPageSize) {
-      const page = all.slice(at, at + maxPageSize);
-      const result = await writePage(tx, account, page, { ordered: options.ordered ?? false }, options);
-      totals.created += result.created;
-      totals.updated += result.updated;
-      totals.closed += result.closed;
-      totals.unchanged += result.unchanged;
-      totals.foreign.push(...result.foreign);
-    }
-    return totals;
-  });
-}
-
-/** The page in id order, one entry a dispute, refused whole if an adapter reported a state of ours. */
-function checkedPage(
-  account: Pick<MirrorAccount, 'processor'>,
-  page: readonly NormalizedDispute[],
-): NormalizedDispute[] {
-  if (page.length > maxPageSize) throw new Error(`a page of ${page.length} disputes is over ${maxPageSize}`);
-  return inIdOrder(account, page);
-}
-
-function inIdOrder(
-  account: Pick<MirrorAccount, 'processor'>,
-  page: readonly NormalizedDispute[],
-): NormalizedDispute[] {
-  // In id order: two transactions that meet the same ids (an id listed by two accounts) lock and insert
-  // them in the same order, so they wait for each other instead of deadlocking.
-  const unique = latestById(page).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const local = unique.find((dispute) => serviceLocal.has(dispute.state));
-  // An adapter maps processor statuses; this service's own states are never the processor's to report.
-  if (local) throw new Error(`the ${account.processor} adapter reported ${local.id} as '${local.state}'`);
-  return unique;
-}
-
-/** Locks the account row first (pages of one account commit one at a time); undefined unless active. */
-async function lockAccountOf(tx: Tx, account: { uid: string }) {
-  const [current] = await lockAccount.run(tx, { uid: account.uid });
-  return current?.status === 'active' ? current : undefined;
-}
-
-/**
- * Writes one checked page inside the caller's transaction, which holds the account's lock. `ordered`: the
- * news comes in the processor's order (a poll); `before`: the page's stored rows, when already locked.
- */
-async function writePage(
-  tx: Tx,
-  account: Omit<MirrorAccount, 'cursor'>,
-  unique: NormalizedDispute[],
-  { ordered, before }: { ordered: boolean; before?: StoredRow[] },
-  options: MirrorOptions,
-): Promise<Extract<MirrorResult, { outcome: 'mirrored' }>> {
-  if (unique.length === 0) return { outcome: 'mirrored', ...nothingWritten, foreign: [] };
-  const stored = before ?? (await lockStoredRows(tx, account, unique));
-  const { events, ...counts } = await upsertPage(tx, account, unique, stored, ordered, options);
-  await recordDisputeEvents(tx, events);
-  return { outcome: 'mirrored', ...counts };
-}
-
-const nothingWritten = { created: 0, updated: 0, closed: 0, unchanged: 0, foreign: [] as string[] };
-
-const lockAccount = statement<{ uid: string }>(sql`
-  select ${connectedAccounts.cursor}, ${connectedAccounts.status} from ${connectedAccounts}
-  where ${connectedAccounts.uid} = ${sql.placeholder('uid')} for update`);
-
-const moveCursor = statement<{ uid: string; cursor: string | null }>(sql`
-  update ${connectedAccounts}
-  set cursor = ${sql.placeholder('cursor')}, last_polled_at = now(), last_error = null, updated_at = now()
-  where ${connectedAccounts.uid} = ${sql.placeholder('uid')}`);
-
 const upsert = statement<{
   orgId: string;
   livemode: boolean;
@@ -334,7 +183,7 @@ const upsert = statement<{
   where ${upsertWhere}
   returning ${returning}`);
 
-async function upsertPage(
+export async function upsertPage(
   tx: Tx,
   account: Omit<MirrorAccount, 'cursor'>,
   page: NormalizedDispute[],
@@ -393,7 +242,7 @@ async function upsertPage(
   };
 }
 
-interface StoredRow {
+export interface StoredRow {
   uid: string;
   id: string;
   state: string;
@@ -419,7 +268,7 @@ const lockStored = statement<{ orgId: string; livemode: boolean; ids: string }>(
   ) as d
   left join ${templates} as t on t.org_id = d.org_id and t.livemode = d.livemode and t.id = d.template`);
 
-async function lockStoredRows(
+export async function lockStoredRows(
   tx: Tx,
   account: Omit<MirrorAccount, 'cursor'>,
   page: NormalizedDispute[],
