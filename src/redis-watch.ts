@@ -38,7 +38,11 @@ export class RedisWatch {
   client<T extends Redis>(redis: T): T {
     this.#clients.add(redis);
     redis.on('error', (error: Error) => this.#heard(error));
-    redis.on('ready', () => this.#answered());
+    redis.on('ready', () => {
+      // BullMQ ends and reconnects some copies (a blocked connection reset): tracked again once back.
+      this.#clients.add(redis);
+      this.#answered();
+    });
     redis.on('end', () => {
       this.#clients.delete(redis);
       this.#answered();
@@ -78,7 +82,10 @@ export class RedisWatch {
     }
   }
 
-  /** A stopping process closes its connections on purpose: nothing more to tell. */
+  /**
+   * A stopping process closes its connections on purpose: nothing more to tell. Waits on Redis still end
+   * when it goes away meanwhile, so a close never waits on a Redis that is gone.
+   */
   close(): void {
     this.#closed = true;
   }
@@ -88,7 +95,11 @@ export class RedisWatch {
   }
 
   #heard(error: Error): void {
-    if (this.#closed || this.away) return;
+    if (this.#closed) {
+      if (this.#connecting()) for (const listener of this.#awayListeners.splice(0)) listener();
+      return;
+    }
+    if (this.away) return;
     if (this.#connecting()) {
       this.#awaySince = Date.now();
       this.report?.logger.warn(

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { TimeLimitError, within } from '../time-limit.js';
-import { DatabaseUnavailable, isConnectionFailure } from './unavailable.js';
+import { DatabaseUnavailable, isConnectionFailure, isDatabaseUnavailable } from './unavailable.js';
 
 /**
  * Bounds how long work that must answer someone (an API request) waits on Postgres. postgres-js has no
@@ -95,8 +95,16 @@ function boundedScope(open: (callback: Callback) => PromiseLike<unknown>, work: 
       if (givenUp) throw new DatabaseUnavailable('transaction given up on before it began');
       try {
         return await work(boundedClient(sql));
+      } catch (error) {
+        // A statement in it gave up on Postgres: the client hears so now, not once the rollback, queued
+        // behind that statement, has its own bound run out.
+        if (isDatabaseUnavailable(error)) {
+          givenUp = true;
+          reject(error);
+        }
+        throw error;
       } finally {
-        arm('ending a transaction');
+        if (!givenUp) arm('ending a transaction');
       }
     }).then(
       (value) => {

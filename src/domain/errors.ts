@@ -71,8 +71,8 @@ export function databaseUnavailable(writes: boolean): ApiError {
   const error = new ApiError(
     'unavailable',
     writes
-      ? 'The service cannot reach its database right now, so whether this request took effect is not known; retrieve the object before sending it again.'
-      : 'The service cannot reach its database right now; try again shortly.',
+      ? 'The service could not reach its database, or it did not answer in time, so whether this request took effect is not known; retrieve the object before sending it again.'
+      : 'The service could not reach its database, or it did not answer in time; try again shortly.',
   );
   error.retryAfterSeconds = databaseRetrySeconds;
   return error;

@@ -1,5 +1,5 @@
 import { Gauge, type Registry } from 'prom-client';
-import type { Logger } from '../logger.js';
+import { describeError, type Logger } from '../logger.js';
 import { within } from '../time-limit.js';
 
 /**
@@ -57,7 +57,7 @@ export function collectAll(
           if (failing.has(collector.name)) return;
           failing.add(collector.name);
           logger.warn(
-            { collector: collector.name, problem: error instanceof Error ? error.message : String(error) },
+            { collector: collector.name, err: describeError(error) },
             'metrics: a collector failed; its metrics are left out of scrapes until it reads again',
           );
         }

@@ -8,7 +8,7 @@ import { ProcessorError } from './types.js';
 /**
  * What stands between an account's calls and its processor, held in Redis so that every worker process
  * agrees (docs/architecture.md, "Processors"):
- * - a rate limit per account, below the processor's own (a token bucket, services/rate-limit.ts): a call
+ * - a rate limit per account, below the processor's own (a token bucket, src/rate-limiter.ts): a call
  *   waits for a token up to `maxWaitMs`, then fails as transient, and the job retries later;
  * - a circuit breaker per account: after `threshold` calls in a row found the processor away (no answer,
  *   5xx), calls fail at once for a cooldown that doubles with each trip (up to 5 minutes), so an outage

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { Logger } from '../logger.js';
 import { loggedPath } from './call-path.js';
 import { encodeMultipart, type FormPart } from './multipart.js';
-import { refusalText } from './refusal-text.js';
+import { refusalCode, refusalText } from './refusal-text.js';
 import { ProcessorError } from './types.js';
 
 /**
@@ -195,8 +195,10 @@ export class ProcessorHttp {
     const message = said
       ? `The processor answered ${answer.status}: ${said}`
       : `The processor answered ${answer.status}.`;
+    const code = refusalCode(answer.body);
     return errorFromAnswer(this.processor, { statusCode: answer.status, headers: answer.headers }, message, {
       excerpt: this.excerpt(answer.body),
+      ...(code === undefined ? {} : { code }),
     });
   }
 
@@ -224,7 +226,7 @@ export function errorFromAnswer(
   processor: string,
   answer: { statusCode: number; headers: Record<string, string | string[] | undefined> },
   message: string,
-  extra: { excerpt?: string } = {},
+  extra: { excerpt?: string; code?: string } = {},
 ): ProcessorError {
   const status = answer.statusCode;
   const retryable = status === 429 || status >= 500;

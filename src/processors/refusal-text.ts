@@ -54,3 +54,14 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const isString = (value: unknown): value is string => typeof value === 'string';
+
+/** The kind of refusal a JSON answer names (Stripe's `error.type`: `idempotency_error`, …), if any. */
+export function refusalCode(body: string): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    const error = isObject(parsed) ? parsed.error : undefined;
+    return isObject(error) && typeof error.type === 'string' ? error.type : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -262,11 +262,19 @@ export class ProcessorError extends Error {
   readonly retryAfterSeconds: number | undefined;
   /** The start of the processor's answer, credentials removed. */
   readonly excerpt: string | undefined;
+  /** The kind of refusal the processor named, where its answer names one (Stripe's `error.type`). */
+  readonly code: string | undefined;
 
   constructor(
     processor: string,
     message: string,
-    options: { retryable: boolean; status?: number; retryAfterSeconds?: number; excerpt?: string },
+    options: {
+      retryable: boolean;
+      status?: number;
+      retryAfterSeconds?: number;
+      excerpt?: string;
+      code?: string;
+    },
   ) {
     super(message);
     this.name = 'ProcessorError';
@@ -275,6 +283,7 @@ export class ProcessorError extends Error {
     this.status = options.status;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.excerpt = options.excerpt;
+    this.code = options.code;
   }
 
   /**

@@ -57,10 +57,11 @@ async function timed(
   return { ms: performance.now() - started, response };
 }
 
-const readMessage = 'The service cannot reach its database right now; try again shortly.';
+const readMessage =
+  'The service could not reach its database, or it did not answer in time; try again shortly.';
 const writeMessage =
-  'The service cannot reach its database right now, so whether this request took effect is not known; ' +
-  'retrieve the object before sending it again.';
+  'The service could not reach its database, or it did not answer in time, so whether this request took ' +
+  'effect is not known; retrieve the object before sending it again.';
 
 /** Asserts the 503 of docs/api.md, "Errors" exactly, answered within the bound; `pending` when already sent. */
 async function expectUnavailable(

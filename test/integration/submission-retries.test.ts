@@ -107,7 +107,9 @@ describe('a submission retried by another worker after a failure past the upload
     const file = (fake.dispute(id).evidence as Record<string, string>).uncategorized_file ?? '';
     expect(file).toMatch(/^file_/);
     expect(
-      fake.filesNamed(`response-${id}-${String(once.headers['idempotency-key']).replace(/-file$/, '')}.pdf`),
+      fake.filesNamed(
+        `response-${id}-${String(once.headers['idempotency-key']).replace(/-document$/, '')}.pdf`,
+      ),
     ).toBe(1);
     expect(fake.submissionCount(id)).toBe(1);
     expect((await getDispute(api, tenant.key, id)).submitted_count).toBe(1);

@@ -134,10 +134,11 @@ export class StripeAdapter implements ProcessorAdapter {
   }
 
   /**
-   * Uploads the document under the submission's file key. Its name carries the key, so when Stripe
-   * refuses the key as first used by another request (the same document encoded otherwise, as another
-   * version of this service may have), the file that request made is found by its name and size and
-   * used; a file of another document under the key is not, and the refusal stands.
+   * Uploads the document under the submission's document key. Its name carries that key, so when Stripe
+   * refuses the key as first used by another request (the same document encoded otherwise), the file
+   * that request made is found by its name and size and used; without such a file the refusal stands.
+   * (The key is `-document`, not the `-file` of versions that named the file without the key: an upload
+   * one of them made is then no conflict, at worst a second file.)
    */
   async #upload(api: StripeApi, { dispute, response, idempotencyKey }: SubmitEvidenceRequest) {
     const file = {
@@ -148,7 +149,7 @@ export class StripeAdapter implements ProcessorAdapter {
       return await api.uploadEvidenceFile({
         ...file,
         pdf: response.document.pdf,
-        idempotencyKey: `${idempotencyKey}-file`,
+        idempotencyKey: `${idempotencyKey}-document`,
       });
     } catch (error) {
       if (!(error instanceof IdempotencyConflict)) throw error;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type AdapterContext, openHttp } from '../connection.js';
-import type { HttpCall, ProcessorHttp } from '../http.js';
+import type { HttpAnswer, HttpCall, ProcessorHttp } from '../http.js';
 import { type ProcessorConnection, ProcessorError } from '../types.js';
 import {
   disputeEventTypes,
@@ -42,7 +42,6 @@ const uploadedFile = z.object({ id: z.string().min(1), object: z.literal('file')
 const fileList = stripeList(
   z.object({ id: z.string().min(1), filename: z.string().nullish(), size: z.number().int() }),
 );
-const stripeRefusal = z.object({ error: z.object({ type: z.string().optional() }) });
 
 /** Stripe keeps idempotency keys 24 hours (docs.stripe.com/api/idempotent_requests); an hour's slack. */
 const keyLifetimeSeconds = 25 * 3600;
@@ -250,18 +249,20 @@ export class StripeApi {
     idempotencyKey: string,
     schema: Schema,
   ): Promise<z.infer<Schema>> {
-    const answer = await this.#http.send({
-      ...call,
-      headers: { ...call.headers, 'idempotency-key': idempotencyKey },
-      answers: [400, 409],
-    });
-    if (answer.status === 400) {
-      const refusal = this.#http.refusal(answer);
-      if (!isIdempotencyError(answer.body)) throw refusal;
-      throw new IdempotencyConflict('stripe', refusal.message, {
+    let answer: HttpAnswer;
+    try {
+      answer = await this.#http.send({
+        ...call,
+        headers: { ...call.headers, 'idempotency-key': idempotencyKey },
+        answers: [409],
+      });
+    } catch (error) {
+      if (!(error instanceof ProcessorError) || error.code !== 'idempotency_error') throw error;
+      throw new IdempotencyConflict('stripe', error.message, {
         retryable: false,
         status: 400,
-        ...(refusal.excerpt === undefined ? {} : { excerpt: refusal.excerpt }),
+        ...(error.excerpt === undefined ? {} : { excerpt: error.excerpt }),
+        code: error.code,
       });
     }
     if (answer.status === 409) {
@@ -285,11 +286,3 @@ export class StripeApi {
  */
 const onBehalfOf = (account: string | null): Record<string, string> =>
   account ? { 'stripe-account': account } : {};
-
-function isIdempotencyError(body: string): boolean {
-  try {
-    return stripeRefusal.safeParse(JSON.parse(body)).data?.error.type === 'idempotency_error';
-  } catch {
-    return false;
-  }
-}

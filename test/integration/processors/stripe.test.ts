@@ -369,7 +369,7 @@ describe('stripe adapter against the fake Stripe', () => {
       ]);
       const [read, upload, update] = sent as [FakeRequest, FakeRequest, FakeRequest];
       expect(read.query.getAll('expand[]')).toEqual([]);
-      expect(upload.headers['idempotency-key']).toBe('sub_exact0000000000000001-file');
+      expect(upload.headers['idempotency-key']).toBe('sub_exact0000000000000001-document');
       const parts = multipartParts(upload);
       expect(parts.map((part) => [part.name, part.filename ?? null, part.contentType ?? null])).toEqual([
         ['purpose', null, null],
@@ -475,7 +475,7 @@ describe('stripe adapter against the fake Stripe', () => {
       expect(error.retryable).toBe(false);
       expect(error.status).toBe(400);
       expect(error.message).toBe(
-        "The processor answered 400: Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than 'sub_reused000000000000001-file' if you meant to execute a different reque…",
+        "The processor answered 400: Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than 'sub_reused000000000000001-document' if you meant to execute a different r…",
       );
       expect(error.excerpt).toContain('idempotency_error');
       expect(fake.submissionCount(other)).toBe(0);
@@ -513,7 +513,7 @@ describe('stripe adapter against the fake Stripe', () => {
         method: 'POST',
         headers: {
           authorization: `Bearer ${stripeFakeKeys.secretKey}`,
-          'idempotency-key': 'sub_encod0000000000000001-file',
+          'idempotency-key': 'sub_encod0000000000000001-document',
         },
         body: form,
       });

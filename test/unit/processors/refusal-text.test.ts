@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { refusalText } from '../../../src/processors/refusal-text.js';
+import { refusalCode, refusalText } from '../../../src/processors/refusal-text.js';
 
 /** What each processor's error shape says, as the failure reason and the 502's message repeat it. */
 const cases: [string, string, string | undefined][] = [
@@ -58,5 +58,14 @@ describe('what a processor said in a refusal', () => {
   it('cuts a long message to 200 characters', () => {
     const said = refusalText(JSON.stringify({ message: 'x'.repeat(500) }));
     expect(said).toBe(`${'x'.repeat(199)}…`);
+  });
+
+  it.each([
+    ['{"error":{"type":"idempotency_error","message":"…"}}', 'idempotency_error'],
+    ['{"error":{"message":"no type"}}', undefined],
+    ['{"error":"unauthorized"}', undefined],
+    ['<message>x</message>', undefined],
+  ])('names the kind of refusal in %s', (body, code) => {
+    expect(refusalCode(body)).toBe(code);
   });
 });
