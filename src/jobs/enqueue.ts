@@ -1,4 +1,5 @@
 import type { Job, JobsOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { type JobName, type JobPayload, jobCatalog, type Queues } from './catalog.js';
 
 /**
@@ -27,11 +28,16 @@ export async function enqueueBulk<Name extends JobName>(
 
 /**
  * The queue of a job. While Redis is away a producer fails at once, as its connection is set to: BullMQ
- * would otherwise hold the command, without limit, in a process that has not reached Redis yet.
+ * would otherwise hold the command, without limit, in a process that has not reached Redis yet. Away is
+ * the process's view (all its connections); the producer's own connection answering again is enough to
+ * enqueue, though others (a listener's) are still reconnecting.
  */
 function queueOf(queues: Queues, name: JobName) {
-  if (queues.watch.away) throw new Error('Redis is away (REDIS_URL): the job was not enqueued');
-  return queues.byName[jobCatalog[name].queue];
+  const queue = queues.byName[jobCatalog[name].queue];
+  if (queues.watch.away && (queue.opts.connection as Redis).status !== 'ready') {
+    throw new Error('Redis is away (REDIS_URL): the job was not enqueued');
+  }
+  return queue;
 }
 
 function jobOf<Name extends JobName>(name: Name, payload: JobPayload<Name>, options: JobsOptions) {
