@@ -1,3 +1,5 @@
+import { isRecord } from '../domain/redaction.js';
+
 /**
  * What a processor said when it refused a call, read from its answer: the one sentence the merchant and
  * on-call need ("The processor answered 400: No such file."), rather than only a status. Each processor
@@ -24,11 +26,11 @@ function fromJson(body: string): string | undefined {
   } catch {
     return undefined;
   }
-  if (!isObject(parsed)) return undefined;
+  if (!isRecord(parsed)) return undefined;
   const error = parsed.error;
-  if (isObject(error) && typeof error.message === 'string') return error.message;
+  if (isRecord(error) && typeof error.message === 'string') return error.message;
   if (typeof parsed.error_description === 'string') return parsed.error_description;
-  const detail = Array.isArray(parsed.details) && isObject(parsed.details[0]) ? parsed.details[0] : {};
+  const detail = Array.isArray(parsed.details) && isRecord(parsed.details[0]) ? parsed.details[0] : {};
   const said = [parsed.message, detail.description ?? detail.issue, parsed.title, parsed.detail].filter(
     (part): part is string => typeof part === 'string' && part.length > 0,
   );
@@ -50,17 +52,14 @@ function fromXml(body: string): string | undefined {
     .replace(/&amp;/g, '&');
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 const isString = (value: unknown): value is string => typeof value === 'string';
 
 /** The kind of refusal a JSON answer names (Stripe's `error.type`: `idempotency_error`, …), if any. */
 export function refusalCode(body: string): string | undefined {
   try {
     const parsed: unknown = JSON.parse(body);
-    const error = isObject(parsed) ? parsed.error : undefined;
-    return isObject(error) && typeof error.type === 'string' ? error.type : undefined;
+    const error = isRecord(parsed) ? parsed.error : undefined;
+    return isRecord(error) && typeof error.type === 'string' ? error.type : undefined;
   } catch {
     return undefined;
   }
