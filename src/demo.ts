@@ -4,8 +4,8 @@ import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Config } from './config.js';
 import { connectedAccounts, organisations } from './db/schema/index.js';
-import { type AccountDeps, connectAccount, updateAccount } from './services/accounts.js';
-import { createOrganisation } from './services/organisations.js';
+import { type AccountDeps, connectAccount, updateAccount } from './features/accounts/connected-accounts.js';
+import { createOrganisation } from './features/organisations/organisations.js';
 
 /**
  * The demo a first `npm start` sets up, so a newcomer has something to call: an organisation, and a mock

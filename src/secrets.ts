@@ -7,7 +7,7 @@ import { createWhole } from './files.js';
 /**
  * Secrets this service must read back (processor credentials, webhook signing secrets) are stored
  * sealed with AES-256-GCM under a key derived from APP_SECRET; secrets it only compares (API keys) are
- * hashed instead (services/api-keys.ts). Personal data it must recognise but never read back is held
+ * hashed instead (features/organisations/api-keys.ts). Personal data it must recognise but never read back is held
  * as keyed hashes (`keyedHash`).
  */
 export class SecretBox {

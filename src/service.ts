@@ -7,6 +7,8 @@ import { answerClientErrors } from './api/client-errors.js';
 import type { Config } from './config.js';
 import { runMigrations } from './db/migrate.js';
 import { type Demo, demoEnabled, prepareDemo } from './demo.js';
+import { DisputeObjectCache } from './features/disputes/object-cache.js';
+import { KeyResolver } from './features/organisations/authenticate.js';
 import { createQueueAccountScheduler } from './jobs/account-scheduler.js';
 import { createQueueRefreshDispatcher } from './jobs/refresh-dispatcher.js';
 import { createQueueRemovalDispatcher } from './jobs/removal-dispatcher.js';
@@ -16,11 +18,9 @@ import { createLogger, type Logger } from './logger.js';
 import { metricsFor } from './metrics/endpoint.js';
 import { type OperatorCredentials, operatorCredentials } from './operators.js';
 import { RateLimiter } from './rate-limiter.js';
+import { readinessOf } from './readiness.js';
 import { connectRedis } from './redis.js';
 import { openRuntime } from './runtime.js';
-import { KeyResolver } from './services/authenticate.js';
-import { DisputeObjectCache } from './services/dispute-object-cache.js';
-import { readinessOf } from './services/readiness.js';
 import { loadTls } from './tls.js';
 
 export interface RunningService {

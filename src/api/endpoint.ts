@@ -3,17 +3,17 @@ import type { Db } from '../db/client.js';
 import type { DocumentLinks } from '../documents/links.js';
 import { ApiError, type ErrorType } from '../domain/errors.js';
 import { renameLegacyParameters } from '../domain/versions.js';
+import type { Caller } from '../features/disputes/commands.js';
+import type { DisputeObjectCache } from '../features/disputes/object-cache.js';
+import type { RefreshDispatcher } from '../features/mirroring/push.js';
+import type { KeyResolver } from '../features/organisations/authenticate.js';
+import type { RemovalDispatcher } from '../features/personal-data/removal.js';
+import type { Submitter } from '../features/submissions/port.js';
 import type { Logger } from '../logger.js';
 import type { AdapterRegistry } from '../processors/registry.js';
 import type { RateLimiter } from '../rate-limiter.js';
+import type { Readiness } from '../readiness.js';
 import type { SecretBox } from '../secrets.js';
-import type { KeyResolver } from '../services/authenticate.js';
-import type { DisputeObjectCache } from '../services/dispute-object-cache.js';
-import type { Caller } from '../services/disputes/commands.js';
-import type { RemovalDispatcher } from '../services/personal-data-removal.js';
-import type { RefreshDispatcher } from '../services/processor-push.js';
-import type { Readiness } from '../services/readiness.js';
-import type { Submitter } from '../services/submissions/port.js';
 
 /** What the HTTP layer needs from the rest of the service; tests build it with their own database. */
 export interface AppDeps {

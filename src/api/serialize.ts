@@ -1,8 +1,8 @@
 import { type DisputeRecord, formatTimestamp, toDisputeObject } from '../domain/disputes.js';
 import type { TemplateShape } from '../domain/templates.js';
-import type { TemplateRow } from '../services/dispute-records.js';
-import type { EndpointRow } from '../services/webhooks/endpoints.js';
-import type { LoggedEvent } from '../services/webhooks/event-log.js';
+import type { TemplateRow } from '../features/disputes/records.js';
+import type { EndpointRow } from '../features/webhooks/endpoints.js';
+import type { LoggedEvent } from '../features/webhooks/event-log.js';
 
 /**
  * Response bodies other than errors: the dispute object, lists, templates, webhook endpoints and events

@@ -3,10 +3,6 @@ import { type Command, Option } from 'commander';
 import { loadConfig } from '../config.js';
 import type { Db } from '../db/client.js';
 import { processors } from '../domain/vocabulary.js';
-import { createQueueAccountScheduler } from '../jobs/account-scheduler.js';
-import { openQueues } from '../jobs/catalog.js';
-import { createAdapterRegistry } from '../processors/registry.js';
-import { loadAppSecret, SecretBox } from '../secrets.js';
 import {
   type AccountDeps,
   type AccountRow,
@@ -17,7 +13,11 @@ import {
   pollNow,
   type ScheduleState,
   updateAccount,
-} from '../services/accounts.js';
+} from '../features/accounts/connected-accounts.js';
+import { createQueueAccountScheduler } from '../jobs/account-scheduler.js';
+import { openQueues } from '../jobs/catalog.js';
+import { createAdapterRegistry } from '../processors/registry.js';
+import { loadAppSecret, SecretBox } from '../secrets.js';
 import { modeOption } from './options.js';
 
 /**

@@ -4,19 +4,19 @@ import { disputeBody } from '../api/serialize.js';
 import { loadConfig } from '../config.js';
 import type { Db } from '../db/client.js';
 import { disputePath } from '../domain/disputes.js';
-import { jobCatalog } from '../jobs/catalog.js';
-import { createQueueSubmitter } from '../jobs/submitter.js';
-import { createLogger } from '../logger.js';
-import { createAdapterRegistry } from '../processors/registry.js';
-import { importDisputeReport } from '../services/dispute-import.js';
-import type { DisputeRow, TemplateRow } from '../services/dispute-records.js';
-import { resubmitDispute } from '../services/dispute-resubmit.js';
-import { type DisputeDeps, retrieveDispute } from '../services/disputes/commands.js';
+import { type DisputeDeps, retrieveDispute } from '../features/disputes/commands.js';
+import type { DisputeRow, TemplateRow } from '../features/disputes/records.js';
+import { resubmitDispute } from '../features/disputes/resubmit.js';
+import { importDisputeReport } from '../features/mirroring/report-import.js';
 import {
   disputeOfSubmission,
   listSubmissionAttempts,
   type SubmissionAttempt,
-} from '../services/submission-attempts.js';
+} from '../features/submissions/attempts.js';
+import { jobCatalog } from '../jobs/catalog.js';
+import { createQueueSubmitter } from '../jobs/submitter.js';
+import { createLogger } from '../logger.js';
+import { createAdapterRegistry } from '../processors/registry.js';
 import type { CliIo } from './accounts.js';
 import { modeOption } from './options.js';
 import { withQueues } from './queues.js';

@@ -9,7 +9,7 @@ import { isoOrNull, limitOption } from './values.js';
 
 /**
  * `jobs list|failed|show|retry|remove`: what on-call does in Bull Board, from a terminal. Retrying a failed
- * submission job submits the dispute again (services/submissions/reopen.ts explains how a retry reopens it).
+ * submission job submits the dispute again (features/submissions/reopen.ts explains how a retry reopens it).
  * Payloads are row ids only (jobs/catalog.ts), so showing a job shows no secret.
  */
 

@@ -3,7 +3,11 @@ import { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { type Db, openDatabase } from '../db/client.js';
 import { runMigrations } from '../db/migrate.js';
-import { createOrganisation, listOrganisations, rotateApiKey } from '../services/organisations.js';
+import {
+  createOrganisation,
+  listOrganisations,
+  rotateApiKey,
+} from '../features/organisations/organisations.js';
 import { registerAccountCommands } from './accounts.js';
 import { registerDisputeCommands } from './disputes.js';
 import { registerJobCommands } from './jobs.js';

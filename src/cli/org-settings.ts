@@ -4,7 +4,7 @@ import {
   getOrganisationSettings,
   type OrganisationSettings,
   updateOrganisationSettings,
-} from '../services/organisations.js';
+} from '../features/organisations/organisations.js';
 import type { CliIo } from './accounts.js';
 import { table } from './table.js';
 

@@ -1,11 +1,11 @@
 import { type Command, Option } from 'commander';
 import { loadConfig } from '../config.js';
-import { loadAppSecret, SecretBox } from '../secrets.js';
 import {
   describeRequest,
   listPersonalDataRequests,
   readPersonalDataExport,
-} from '../services/personal-data-requests.js';
+} from '../features/personal-data/requests.js';
+import { loadAppSecret, SecretBox } from '../secrets.js';
 import type { CliIo } from './accounts.js';
 
 /**

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { type Rule, type RuleConditions, ruleToFile } from '../domain/rules.js';
-import { listRules, setRules } from '../services/rules.js';
+import { listRules, setRules } from '../features/rules/rules.js';
 import type { CliIo } from './accounts.js';
 import { modeOption } from './options.js';
 import { table } from './table.js';

@@ -3,14 +3,14 @@ import { webhookEndpointObject } from '../api/serialize.js';
 import type { Db } from '../db/client.js';
 import { deliveryStatuses } from '../db/schema/webhooks.js';
 import { parseTimestamp } from '../domain/params.js';
-import type { Tenant } from '../services/dispute-records.js';
+import type { Tenant } from '../features/disputes/records.js';
 import {
   type DeliveryStatus,
   type DeliveryView,
   listDeliveries,
   redeliverDeliveries,
-} from '../services/webhooks/deliveries.js';
-import { type EndpointRow, listEndpoints } from '../services/webhooks/endpoints.js';
+} from '../features/webhooks/deliveries.js';
+import { type EndpointRow, listEndpoints } from '../features/webhooks/endpoints.js';
 import type { CliIo } from './accounts.js';
 import { modeOption } from './options.js';
 import { table } from './table.js';

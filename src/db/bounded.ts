@@ -12,7 +12,7 @@ import { DatabaseUnavailable, isConnectionFailure, isDatabaseUnavailable } from 
  */
 const bound = new AsyncLocalStorage<number>();
 
-/** Under the readiness probe's 2 s (services/readiness.ts): a client hears within it that Postgres is away. */
+/** Under the readiness probe's 2 s (readiness.ts): a client hears within it that Postgres is away. */
 export const requestDatabaseWaitMs = 1500;
 
 export function boundingDatabaseWaits<T>(ms: number, work: () => T): T {

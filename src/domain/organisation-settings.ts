@@ -4,7 +4,7 @@ import { apiVersions, isApiVersion } from './versions.js';
 import { reasons } from './vocabulary.js';
 
 /**
- * A change of an organisation's settings as `org settings` gives it (services/organisations.ts applies
+ * A change of an organisation's settings as `org settings` gives it (features/organisations/organisations.ts applies
  * it): values as numbers or as command-line text, each refused with a message that names the setting.
  */
 

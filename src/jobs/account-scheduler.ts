@@ -1,4 +1,4 @@
-import type { AccountScheduler } from '../services/accounts.js';
+import type { AccountScheduler } from '../features/accounts/connected-accounts.js';
 import type { Queues } from './catalog.js';
 import { enqueue } from './enqueue.js';
 import { scheduleAccount } from './schedules.js';

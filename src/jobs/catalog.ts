@@ -90,7 +90,7 @@ export const jobCatalog = {
     options: { ...keep, attempts: 3, backoff: { type: 'exponential', delay: 10_000 } },
   }),
   /**
-   * Fetch one dispute a processor's push named (services/processor-push.ts). No deterministic id: a
+   * Fetch one dispute a processor's push named (features/mirroring/push.ts). No deterministic id: a
    * refresh is harmless to repeat, and a push after an earlier refresh of the same dispute must run.
    */
   refreshDispute: define({

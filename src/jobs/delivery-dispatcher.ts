@@ -1,4 +1,4 @@
-import type { DeliveryDispatcher } from '../services/webhooks/relay.js';
+import type { DeliveryDispatcher } from '../features/webhooks/relay.js';
 import type { Queues } from './catalog.js';
 import { enqueueBulk, ensureJob } from './enqueue.js';
 

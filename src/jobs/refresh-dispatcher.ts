@@ -1,4 +1,4 @@
-import type { RefreshDispatcher } from '../services/processor-push.js';
+import type { RefreshDispatcher } from '../features/mirroring/push.js';
 import type { Queues } from './catalog.js';
 import { enqueueBulk } from './enqueue.js';
 

@@ -1,5 +1,5 @@
+import type { RemovalDispatcher } from '../features/personal-data/removal.js';
 import { describeError, type Logger } from '../logger.js';
-import type { RemovalDispatcher } from '../services/personal-data-removal.js';
 import type { Queues } from './catalog.js';
 import { ensureJob } from './enqueue.js';
 

@@ -1,7 +1,7 @@
 import type { Db } from '../db/client.js';
+import type { QueuedDispute, Submitter } from '../features/submissions/port.js';
+import { submitOutcome } from '../features/submissions/records.js';
 import { describeError, type Logger } from '../logger.js';
-import type { QueuedDispute, Submitter } from '../services/submissions/port.js';
-import { submitOutcome } from '../services/submissions/records.js';
 import type { Queues } from './catalog.js';
 import { enqueue, ensureJob, findJob, removeJob } from './enqueue.js';
 import { finishedWithin } from './job-wait.js';

@@ -62,7 +62,7 @@ export interface SubmitEvidenceRequest extends ConnectedRequest {
   idempotencyKey: string;
 }
 
-/** What src/services/documents.ts renders from a submission (docs/api.md, "Templates and response documents"). */
+/** What src/features/responses/documents.ts renders from a submission (docs/api.md, "Templates and response documents"). */
 export interface ResponsePackage {
   /** Scalar evidence by name: the template's fields filled, and the template text as `uncategorized_text`. */
   evidence: Record<string, string | number | boolean>;

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectDatabase } from '../../src/db/client.js';
-import { createOrganisation } from '../../src/services/organisations.js';
+import { createOrganisation } from '../../src/features/organisations/organisations.js';
 import { loadTls } from '../../src/tls.js';
 import { ensurePostgres } from '../helpers/services.js';
 import {

@@ -4,11 +4,11 @@ import { eq } from 'drizzle-orm';
 import { connectDatabase } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
 import { connectedAccounts, disputes, events } from '../../src/db/schema/index.js';
+import { pollAccount } from '../../src/features/mirroring/poll.js';
+import { createOrganisation } from '../../src/features/organisations/organisations.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
 import type { NormalizedDispute, ProcessorConnection } from '../../src/processors/types.js';
 import { SecretBox } from '../../src/secrets.js';
-import { createOrganisation } from '../../src/services/organisations.js';
-import { pollAccount } from '../../src/services/poll-account.js';
 import { stripeFakeCredentials } from '../fakes/stripe.js';
 import { ensurePostgres } from '../helpers/services.js';
 import {
@@ -47,7 +47,7 @@ function startFakeStripe(count: number): Promise<string> {
  * Mirroring a Stripe account end to end: 50,000 disputes (5,000 with --quick) held by the fake Stripe
  * (test/fakes/stripe.ts, a real HTTP server on loopback, in a process of its own as a processor is) and
  * listed 100 a page by the real adapter (HTTP,
- * JSON, zod, mapping), through the mirror job's service (services/poll-account.ts: each page locked,
+ * JSON, zod, mapping), through the mirror job's service (features/mirroring/poll.ts: each page locked,
  * upserted with the ownership and state rules, passed through the arrival rules, its events written, the
  * cursor moved, committed), against the raw batched upsert of the same pages (one JSON parameter a page,
  * no transaction, events or rules: the job-engine mirror bench's baseline), in the same process and the

@@ -3,13 +3,13 @@ import { toSnakeCase } from 'drizzle-orm/casing';
 import { connectDatabase, type Db } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
 import { connectedAccounts, disputes, events } from '../../src/db/schema/index.js';
+import { pollAccount } from '../../src/features/mirroring/poll.js';
+import { createOrganisation } from '../../src/features/organisations/organisations.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { MockDisputeWorld } from '../../src/processors/mock/disputes.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
 import type { NormalizedDispute } from '../../src/processors/types.js';
 import { SecretBox } from '../../src/secrets.js';
-import { createOrganisation } from '../../src/services/organisations.js';
-import { pollAccount } from '../../src/services/poll-account.js';
 import { ensurePostgres } from '../helpers/services.js';
 import {
   createBenchDatabase,
@@ -23,7 +23,7 @@ import { pageKeys, rawJsonUpsert } from './lib/raw-upsert.js';
 
 /**
  * Mirror write path: the mock processor's fixed dataset (50,000 disputes; 5,000 with --quick) through the
- * real mirror path (services/poll-account.ts lists a page; services/mirror.ts locks the account and the
+ * real mirror path (features/mirroring/poll.ts lists a page; services/mirror.ts locks the account and the
  * page's rows, runs the one upsert with the ownership and state rules, passes new disputes through the
  * arrival rules, writes the page's events with the full dispute object each, moves the cursor, commits)
  * against raw batched INSERT ... ON CONFLICT DO UPDATE statements of the same pages (one a page, no

@@ -6,6 +6,8 @@ import { loadConfig } from '../../src/config.js';
 import { connectDatabase } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
 import { disputes, templates } from '../../src/db/schema/index.js';
+import { sweepDeadlines } from '../../src/features/disputes/deadline-sweep.js';
+import { createOrganisation } from '../../src/features/organisations/organisations.js';
 import { openQueues } from '../../src/jobs/catalog.js';
 import { createQueueRemovalDispatcher } from '../../src/jobs/removal-dispatcher.js';
 import { createQueueSubmitter } from '../../src/jobs/submitter.js';
@@ -13,8 +15,6 @@ import { startWorkers } from '../../src/jobs/workers/engine.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
 import { secretsFor } from '../../src/runtime.js';
-import { sweepDeadlines } from '../../src/services/deadlines.js';
-import { createOrganisation } from '../../src/services/organisations.js';
 import { dropKeys } from '../helpers/api.js';
 import { ensurePostgres, ensureRedis, redisUrl } from '../helpers/services.js';
 import {

@@ -8,14 +8,14 @@ import { connectDatabase } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
 import { events } from '../../src/db/schema/index.js';
 import { toDisputeObject } from '../../src/domain/disputes.js';
+import { createOrganisation } from '../../src/features/organisations/organisations.js';
+import { createEndpoint } from '../../src/features/webhooks/endpoints.js';
 import { newId } from '../../src/ids.js';
 import { openQueues } from '../../src/jobs/catalog.js';
 import { startWorkers } from '../../src/jobs/workers/engine.js';
 import { seededRandom } from '../../src/processors/mock/random.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
 import { secretsFor } from '../../src/runtime.js';
-import { createOrganisation } from '../../src/services/organisations.js';
-import { createEndpoint } from '../../src/services/webhooks/endpoints.js';
 import { dropKeys } from '../helpers/api.js';
 import { ensurePostgres, ensureRedis, redisUrl } from '../helpers/services.js';
 import {

@@ -10,6 +10,12 @@ import { answerClientErrors } from '../../src/api/client-errors.js';
 import type { AppDeps } from '../../src/api/endpoint.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { connectDatabase } from '../../src/db/client.js';
+import { DisputeObjectCache } from '../../src/features/disputes/object-cache.js';
+import { KeyResolver } from '../../src/features/organisations/authenticate.js';
+import {
+  type CreatedOrganisation,
+  createOrganisation,
+} from '../../src/features/organisations/organisations.js';
 import { openQueues, type Queues } from '../../src/jobs/catalog.js';
 import type { QueueName } from '../../src/jobs/names.js';
 import { createQueueRefreshDispatcher } from '../../src/jobs/refresh-dispatcher.js';
@@ -21,12 +27,9 @@ import { AccountGuards } from '../../src/processors/guard.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
 import { RateLimiter } from '../../src/rate-limiter.js';
+import { readinessOf } from '../../src/readiness.js';
 import { connectRedis } from '../../src/redis.js';
 import { secretsFor } from '../../src/runtime.js';
-import { KeyResolver } from '../../src/services/authenticate.js';
-import { DisputeObjectCache } from '../../src/services/dispute-object-cache.js';
-import { type CreatedOrganisation, createOrganisation } from '../../src/services/organisations.js';
-import { readinessOf } from '../../src/services/readiness.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { redisUrl, testRedisPrefix } from './services.js';
 import { testTls } from './tls.js';

@@ -3,8 +3,8 @@ import { and, eq } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { disputes, organisations } from '../../src/db/schema/index.js';
 import type { DisputeObject } from '../../src/domain/disputes.js';
+import type { CreatedOrganisation } from '../../src/features/organisations/organisations.js';
 import type { RecordedSubmission } from '../../src/processors/mock/adapter.js';
-import type { CreatedOrganisation } from '../../src/services/organisations.js';
 import type { ApiResponse, TestApi } from './api.js';
 
 /** Factories and assertions shared by the dispute endpoint tests (docs/api.md, "The dispute object" to "States and actions"). */

@@ -1,11 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectedAccounts } from '../../src/db/schema/index.js';
-import { createQueueAccountScheduler } from '../../src/jobs/account-scheduler.js';
-import { openQueues, type Queues } from '../../src/jobs/catalog.js';
-import { syncSchedules } from '../../src/jobs/schedules.js';
-import { createAdapterRegistry } from '../../src/processors/registry.js';
-import { SecretBox } from '../../src/secrets.js';
 import {
   type AccountDeps,
   connectAccount,
@@ -13,13 +8,18 @@ import {
   disconnectAccount,
   listAccounts,
   updateAccount,
-} from '../../src/services/accounts.js';
-import { createOrganisation } from '../../src/services/organisations.js';
+} from '../../src/features/accounts/connected-accounts.js';
+import { createOrganisation } from '../../src/features/organisations/organisations.js';
+import { createQueueAccountScheduler } from '../../src/jobs/account-scheduler.js';
+import { openQueues, type Queues } from '../../src/jobs/catalog.js';
+import { syncSchedules } from '../../src/jobs/schedules.js';
+import { createAdapterRegistry } from '../../src/processors/registry.js';
+import { SecretBox } from '../../src/secrets.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { redisUrl, testRedisPrefix } from '../helpers/services.js';
 
 /**
- * Connected accounts (services/accounts.ts) and their mirror job schedulers: created, changed and removed
+ * Connected accounts (features/accounts/connected-accounts.ts) and their mirror job schedulers: created, changed and removed
  * with the account, on a real Redis under this file's own prefix.
  */
 let database: TestDatabase;

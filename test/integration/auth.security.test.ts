@@ -3,9 +3,9 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/api/app.js';
 import { connectDatabase } from '../../src/db/client.js';
+import { KeyResolver } from '../../src/features/organisations/authenticate.js';
+import { rotateApiKey } from '../../src/features/organisations/organisations.js';
 import { createLogger } from '../../src/logger.js';
-import { KeyResolver } from '../../src/services/authenticate.js';
-import { rotateApiKey } from '../../src/services/organisations.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import {
   basicAuth,

@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getOrganisationSettings } from '../../src/services/organisations.js';
-import { listRules, setRules } from '../../src/services/rules.js';
+import { getOrganisationSettings } from '../../src/features/organisations/organisations.js';
+import { listRules, setRules } from '../../src/features/rules/rules.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
 import {

@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { disputes, organisations } from '../../src/db/schema/index.js';
-import { sweepConditions } from '../../src/services/deadlines.js';
+import { sweepConditions } from '../../src/features/disputes/deadline-sweep.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 
 /**

@@ -5,10 +5,10 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectedAccounts, organisations } from '../../src/db/schema/index.js';
 import { prepareDemo } from '../../src/demo.js';
+import { disconnectAccount } from '../../src/features/accounts/connected-accounts.js';
 import { createQueueAccountScheduler } from '../../src/jobs/account-scheduler.js';
 import { openQueues, type Queues } from '../../src/jobs/catalog.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
-import { disconnectAccount } from '../../src/services/accounts.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { redisUrl, testRedisPrefix } from '../helpers/services.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DisputeObjectCache } from '../../src/services/dispute-object-cache.js';
+import { DisputeObjectCache } from '../../src/features/disputes/object-cache.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import {
   createTemplate,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { disputes } from '../../src/db/schema/index.js';
-import { listDisputes } from '../../src/services/disputes/list.js';
+import { listDisputes } from '../../src/features/disputes/list.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 
 let api: TestApi;

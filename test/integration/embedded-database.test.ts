@@ -28,6 +28,57 @@ import {
 import { createInput, testDisputeInput } from '../../src/domain/dispute-input.js';
 import { createTemplateInput } from '../../src/domain/templates.js';
 import { createEndpointInput } from '../../src/domain/webhooks.js';
+import { connectAccount } from '../../src/features/accounts/connected-accounts.js';
+import {
+  acceptDispute,
+  type Caller,
+  type DisputeDeps,
+  updateDispute,
+} from '../../src/features/disputes/commands.js';
+import { createDispute } from '../../src/features/disputes/create.js';
+import { sweepDeadlines } from '../../src/features/disputes/deadline-sweep.js';
+import { findDispute, type Tenant } from '../../src/features/disputes/records.js';
+import { generateTestDispute } from '../../src/features/disputes/test-mode.js';
+import { mirrorPage } from '../../src/features/mirroring/pages.js';
+import { importDisputeReport } from '../../src/features/mirroring/report-import.js';
+import {
+  authInvalidationChannel,
+  hashApiKey,
+  keyInvalidation,
+} from '../../src/features/organisations/api-keys.js';
+import { KeyResolver } from '../../src/features/organisations/authenticate.js';
+import {
+  createOrganisation,
+  rotateApiKey,
+  updateOrganisationSettings,
+} from '../../src/features/organisations/organisations.js';
+import {
+  carryOutRemoval,
+  type RemovalDispatcher,
+  requestRemoval,
+} from '../../src/features/personal-data/removal.js';
+import { readPersonalDataExport } from '../../src/features/personal-data/requests.js';
+import { retrievePersonalData } from '../../src/features/personal-data/retrieval.js';
+import { DocumentStore } from '../../src/features/responses/documents.js';
+import { loadDocumentPdf } from '../../src/features/responses/retrieve.js';
+import { listRules, setRules } from '../../src/features/rules/rules.js';
+import type { QueuedDispute, SubmitOutcome, Submitter } from '../../src/features/submissions/port.js';
+import { SubmissionRunner } from '../../src/features/submissions/runner.js';
+import {
+  createTemplate,
+  deleteTemplate,
+  importTemplates,
+  listTemplates,
+  retrieveTemplate,
+  updateTemplate,
+} from '../../src/features/templates/templates.js';
+import { webhookDeliverer } from '../../src/features/webhooks/deliver.js';
+import { redeliverDeliveries } from '../../src/features/webhooks/deliveries.js';
+import { createEndpoint, deleteEndpoint, recordTestEvent } from '../../src/features/webhooks/endpoints.js';
+import { redeliverEvent } from '../../src/features/webhooks/event-log.js';
+import { eventsChannel } from '../../src/features/webhooks/events.js';
+import { relayEvents } from '../../src/features/webhooks/relay.js';
+import type { SendResult, WebhookSender } from '../../src/features/webhooks/send.js';
 import { createQueueAccountScheduler } from '../../src/jobs/account-scheduler.js';
 import { openQueues, type Queues } from '../../src/jobs/catalog.js';
 import { createQueueDeliveryDispatcher } from '../../src/jobs/delivery-dispatcher.js';
@@ -39,53 +90,6 @@ import { MockDisputeWorld } from '../../src/processors/mock/disputes.js';
 import { normalizedDispute } from '../../src/processors/normalized.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
 import { secretsFor } from '../../src/runtime.js';
-import { connectAccount } from '../../src/services/accounts.js';
-import { authInvalidationChannel, hashApiKey, keyInvalidation } from '../../src/services/api-keys.js';
-import { KeyResolver } from '../../src/services/authenticate.js';
-import { sweepDeadlines } from '../../src/services/deadlines.js';
-import { importDisputeReport } from '../../src/services/dispute-import.js';
-import { findDispute, type Tenant } from '../../src/services/dispute-records.js';
-import {
-  acceptDispute,
-  type Caller,
-  type DisputeDeps,
-  updateDispute,
-} from '../../src/services/disputes/commands.js';
-import { createDispute } from '../../src/services/disputes/create.js';
-import { DocumentStore } from '../../src/services/documents.js';
-import { eventsChannel } from '../../src/services/events.js';
-import { mirrorPage } from '../../src/services/mirroring/pages.js';
-import {
-  createOrganisation,
-  rotateApiKey,
-  updateOrganisationSettings,
-} from '../../src/services/organisations.js';
-import { retrievePersonalData } from '../../src/services/personal-data.js';
-import {
-  carryOutRemoval,
-  type RemovalDispatcher,
-  requestRemoval,
-} from '../../src/services/personal-data-removal.js';
-import { readPersonalDataExport } from '../../src/services/personal-data-requests.js';
-import { loadDocumentPdf } from '../../src/services/responses.js';
-import { listRules, setRules } from '../../src/services/rules.js';
-import type { QueuedDispute, SubmitOutcome, Submitter } from '../../src/services/submissions/port.js';
-import { SubmissionRunner } from '../../src/services/submissions/runner.js';
-import {
-  createTemplate,
-  deleteTemplate,
-  importTemplates,
-  listTemplates,
-  retrieveTemplate,
-  updateTemplate,
-} from '../../src/services/templates.js';
-import { generateTestDispute } from '../../src/services/test-disputes.js';
-import { webhookDeliverer } from '../../src/services/webhooks/deliver.js';
-import { redeliverDeliveries } from '../../src/services/webhooks/deliveries.js';
-import { createEndpoint, deleteEndpoint, recordTestEvent } from '../../src/services/webhooks/endpoints.js';
-import { redeliverEvent } from '../../src/services/webhooks/event-log.js';
-import { relayEvents } from '../../src/services/webhooks/relay.js';
-import type { SendResult, WebhookSender } from '../../src/services/webhooks/send.js';
 import { AmexFake } from '../fakes/amex.js';
 import { redisUrl, testRedisPrefix } from '../helpers/services.js';
 

@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
-import type { CreatedOrganisation } from '../../src/services/organisations.js';
+import type { CreatedOrganisation } from '../../src/features/organisations/organisations.js';
 import { type CallOptions, startTestApi, type TestApi } from '../helpers/api.js';
 import {
   basicAuth,

@@ -2,8 +2,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
 import { connectDatabase } from '../../src/db/client.js';
+import { readinessOf } from '../../src/readiness.js';
 import { connectRedis } from '../../src/redis.js';
-import { readinessOf } from '../../src/services/readiness.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { type ListeningServer, rawCall, serve } from '../helpers/security.js';
 

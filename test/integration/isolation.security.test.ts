@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { CreatedOrganisation } from '../../src/services/organisations.js';
+import type { CreatedOrganisation } from '../../src/features/organisations/organisations.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { expectApiError } from '../helpers/security.js';
 

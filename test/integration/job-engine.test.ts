@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { disputes, events, organisations, submissions } from '../../src/db/schema/index.js';
-import { sweepDeadlines } from '../../src/services/deadlines.js';
+import { sweepDeadlines } from '../../src/features/disputes/deadline-sweep.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import {
   acceptedSubmissions,

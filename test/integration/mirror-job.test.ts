@@ -1,11 +1,11 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectedAccounts } from '../../src/db/schema/index.js';
+import { connectAccount } from '../../src/features/accounts/connected-accounts.js';
 import { createQueueAccountScheduler } from '../../src/jobs/account-scheduler.js';
 import { enqueue } from '../../src/jobs/enqueue.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { MockDisputeWorld } from '../../src/processors/mock/disputes.js';
-import { connectAccount } from '../../src/services/accounts.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { newTenant, type Tenant } from '../helpers/disputes.js';
 

@@ -6,6 +6,10 @@ import type { Db } from '../../src/db/client.js';
 import * as schema from '../../src/db/schema/index.js';
 import { connectedAccounts, disputes, events } from '../../src/db/schema/index.js';
 import { type DisputeState, processorOutcomeStates, serviceLocalStates } from '../../src/domain/states.js';
+import { type AccountRow, connectAccount } from '../../src/features/accounts/connected-accounts.js';
+import { mirrorPage } from '../../src/features/mirroring/pages.js';
+import { type PollOptions, pollAccount } from '../../src/features/mirroring/poll.js';
+import { createOrganisation } from '../../src/features/organisations/organisations.js';
 import { createQueueAccountScheduler } from '../../src/jobs/account-scheduler.js';
 import { openQueues, type Queues } from '../../src/jobs/catalog.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
@@ -18,15 +22,11 @@ import {
   ProcessorError,
 } from '../../src/processors/types.js';
 import { SecretBox } from '../../src/secrets.js';
-import { type AccountRow, connectAccount } from '../../src/services/accounts.js';
-import { mirrorPage } from '../../src/services/mirroring/pages.js';
-import { createOrganisation } from '../../src/services/organisations.js';
-import { type PollOptions, pollAccount } from '../../src/services/poll-account.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { redisUrl, testRedisPrefix } from '../helpers/services.js';
 
 /**
- * The mirror service (services/mirror.ts) driven the way the mirror job drives it (services/poll-account.ts),
+ * The mirror service (features/mirroring/pages.ts) driven the way the mirror job drives it (features/mirroring/poll.ts),
  * against the mock processor's world, on real Postgres. The job around it is tested in mirror-job.test.ts.
  */
 

@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto';
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { disputes, documents, events, personalDataRequests, submissions } from '../../src/db/schema/index.js';
-import { SecretBox } from '../../src/secrets.js';
-import { sweepDeadlines } from '../../src/services/deadlines.js';
-import type { CreatedOrganisation } from '../../src/services/organisations.js';
+import { sweepDeadlines } from '../../src/features/disputes/deadline-sweep.js';
+import type { CreatedOrganisation } from '../../src/features/organisations/organisations.js';
 import {
   carryOutRemoval,
   requestRemoval,
   waitingRemovals,
-} from '../../src/services/personal-data-removal.js';
+} from '../../src/features/personal-data/removal.js';
+import { SecretBox } from '../../src/secrets.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
 import {

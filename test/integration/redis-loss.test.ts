@@ -2,9 +2,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sweepDeadlines } from '../../src/features/disputes/deadline-sweep.js';
 import { syncSchedules } from '../../src/jobs/schedules.js';
 import { startWorkers } from '../../src/jobs/workers/engine.js';
-import { sweepDeadlines } from '../../src/services/deadlines.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import {
   getDispute,

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
 import { connectDatabase } from '../../src/db/client.js';
 import { createLogger } from '../../src/logger.js';
+import { readinessOf } from '../../src/readiness.js';
 import { connectRedis } from '../../src/redis.js';
-import { readinessOf } from '../../src/services/readiness.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { newTenant, type Tenant } from '../helpers/disputes.js';
 

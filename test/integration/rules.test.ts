@@ -4,14 +4,14 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as schema from '../../src/db/schema/index.js';
 import { connectedAccounts, events } from '../../src/db/schema/index.js';
+import { connectAccount } from '../../src/features/accounts/connected-accounts.js';
+import { pollAccount } from '../../src/features/mirroring/poll.js';
+import { updateOrganisationSettings } from '../../src/features/organisations/organisations.js';
+import { setRules } from '../../src/features/rules/rules.js';
 import { createQueueAccountScheduler } from '../../src/jobs/account-scheduler.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { MockDisputeWorld } from '../../src/processors/mock/disputes.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
-import { connectAccount } from '../../src/services/accounts.js';
-import { updateOrganisationSettings } from '../../src/services/organisations.js';
-import { pollAccount } from '../../src/services/poll-account.js';
-import { setRules } from '../../src/services/rules.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import {
   createTemplate,

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { connectAccount } from '../../src/features/accounts/connected-accounts.js';
+import { pollAccount } from '../../src/features/mirroring/poll.js';
 import { createQueueAccountScheduler } from '../../src/jobs/account-scheduler.js';
-import { connectAccount } from '../../src/services/accounts.js';
-import { pollAccount } from '../../src/services/poll-account.js';
 import type { FakeRequest } from '../fakes/harness.js';
 import { type StripeFake, startStripeFake, stripeFakeCredentials } from '../fakes/stripe.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';

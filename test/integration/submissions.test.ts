@@ -2,6 +2,10 @@ import { and, eq } from 'drizzle-orm';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { disputes, events, submissions } from '../../src/db/schema/index.js';
+import { lockDispute } from '../../src/features/disputes/records.js';
+import { prepareSubmission } from '../../src/features/submissions/prepare.js';
+import type { JobAttempt } from '../../src/features/submissions/records.js';
+import { type SubmissionDeps, SubmissionRunner } from '../../src/features/submissions/runner.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
 import {
@@ -9,15 +13,11 @@ import {
   type SubmitEvidenceRequest,
   type SubmitEvidenceResult,
 } from '../../src/processors/types.js';
-import { lockDispute } from '../../src/services/dispute-records.js';
-import { prepareSubmission } from '../../src/services/submissions/prepare.js';
-import type { JobAttempt } from '../../src/services/submissions/records.js';
-import { type SubmissionDeps, SubmissionRunner } from '../../src/services/submissions/runner.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { getDispute, newTenant, submittableDispute, type Tenant } from '../helpers/disputes.js';
 
 /**
- * The submission runner on its own (services/submissions.ts), called as the submission job calls it:
+ * The submission runner on its own (features/submissions/runner.ts), called as the submission job calls it:
  * with the job's attempt. The queue around it is tested in job-engine.test.ts. No workers run here.
  */
 let api: TestApi;

@@ -7,8 +7,8 @@ import {
   webhookDeliveries,
   webhookEndpoints,
 } from '../../src/db/schema/index.js';
+import { recordDisputeEvent } from '../../src/features/webhooks/events.js';
 import { enqueue } from '../../src/jobs/enqueue.js';
-import { recordDisputeEvent } from '../../src/services/events.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import {
   attemptRows,
@@ -510,8 +510,8 @@ describe('an endpoint deleted while its delivery is in flight', () => {
       { id: ids[0] as string, orgId: org, livemode: false, endpointId: doomed.id, eventId },
       { id: ids[1] as string, orgId: org, livemode: false, endpointId: healthy.id, eventId },
     ]);
-    const { webhookDeliverer } = await import('../../src/services/webhooks/deliver.js');
-    const { createWebhookSender } = await import('../../src/services/webhooks/send.js');
+    const { webhookDeliverer } = await import('../../src/features/webhooks/deliver.js');
+    const { createWebhookSender } = await import('../../src/features/webhooks/send.js');
     const sender = createWebhookSender({ allowPrivate: true });
     const deliver = webhookDeliverer({ ...api.engine, sender });
     const outcomes = await Promise.all(ids.map((id) => deliver(id, () => 30_000)));
@@ -533,8 +533,8 @@ describe('without WEBHOOK_ALLOW_PRIVATE', () => {
   it('refuses at delivery time an https URL on a loopback address, logging why', async () => {
     const { test_key, org } = await api.createOrg();
     const endpoint = await receivingEndpoint(api, test_key);
-    const { webhookDeliverer } = await import('../../src/services/webhooks/deliver.js');
-    const { createWebhookSender } = await import('../../src/services/webhooks/send.js');
+    const { webhookDeliverer } = await import('../../src/features/webhooks/deliver.js');
+    const { createWebhookSender } = await import('../../src/features/webhooks/send.js');
     const sender = createWebhookSender({ allowPrivate: false });
     const deliver = webhookDeliverer({ ...api.engine, sender });
     const targets = [
@@ -563,7 +563,7 @@ describe('without WEBHOOK_ALLOW_PRIVATE', () => {
   });
 
   it('refuses at delivery time a plain http URL', async () => {
-    const { createWebhookSender } = await import('../../src/services/webhooks/send.js');
+    const { createWebhookSender } = await import('../../src/features/webhooks/send.js');
     const sender = createWebhookSender({ allowPrivate: false });
     expect(await sender.send('http://example.com/hook', {}, '{}')).toMatchObject({
       ok: false,
@@ -578,7 +578,7 @@ describe('without WEBHOOK_ALLOW_PRIVATE', () => {
     const server = createServer(() => {});
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as { port: number };
-    const { createWebhookSender } = await import('../../src/services/webhooks/send.js');
+    const { createWebhookSender } = await import('../../src/features/webhooks/send.js');
     const sender = createWebhookSender({ allowPrivate: true, timeoutMs: 200 });
     expect(await sender.send(`http://127.0.0.1:${port}/`, {}, '{}')).toMatchObject({
       ok: false,

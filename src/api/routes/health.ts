@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { Logger } from '../../logger.js';
-import type { Check } from '../../services/readiness.js';
+import type { Check } from '../../readiness.js';
 import type { AppDeps } from '../endpoint.js';
 import { reportedElsewhere } from '../middleware/request-log.js';
 

@@ -1,12 +1,12 @@
 import express, { type Request, type Response } from 'express';
-import { receivePush } from '../../services/processor-push.js';
+import { receivePush } from '../../features/mirroring/push.js';
 import type { AppDeps } from '../endpoint.js';
 
 /** The largest push accepted: Adyen batches notifications, and a dispute's news fits well within this. */
 export const pushBodyLimit = '1mb';
 
 /**
- * POST /processor-hooks/:processor/:account: a processor's own webhook (services/processor-push.ts). No
+ * POST /processor-hooks/:processor/:account: a processor's own webhook (features/mirroring/push.ts). No
  * API key: the processor's signature over the exact bytes received is the credential, so the body is
  * read raw, whatever its type. `:account` is the connected account's uid, shown by `account list`.
  */

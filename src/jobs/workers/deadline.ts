@@ -1,5 +1,5 @@
-import { sweepDeadlines } from '../../services/deadlines.js';
-import { carryOutRemoval } from '../../services/personal-data-removal.js';
+import { sweepDeadlines } from '../../features/disputes/deadline-sweep.js';
+import { carryOutRemoval } from '../../features/personal-data/removal.js';
 import { createQueueRemovalDispatcher } from '../removal-dispatcher.js';
 import { createQueueSubmitter } from '../submitter.js';
 import { type Handlers, PermanentJobError } from './define-worker.js';

@@ -1,5 +1,5 @@
-import { pollAccount } from '../../services/poll-account.js';
-import { refreshDispute } from '../../services/processor-push.js';
+import { pollAccount } from '../../features/mirroring/poll.js';
+import { refreshDispute } from '../../features/mirroring/push.js';
 import type { Handlers } from './define-worker.js';
 import type { EngineDeps } from './deps.js';
 

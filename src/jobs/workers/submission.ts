@@ -1,9 +1,9 @@
 import type { Job } from 'bullmq';
 import { Batcher } from '../../db/batcher.js';
-import { prepareQueuedDisputes, type QueuedOutcome } from '../../services/disputes/queued.js';
-import type { SubmissionResult } from '../../services/submissions/port.js';
-import { type JobAttempt, queuedAfterFailure } from '../../services/submissions/records.js';
-import { SubmissionRunner } from '../../services/submissions/runner.js';
+import { prepareQueuedDisputes, type QueuedOutcome } from '../../features/disputes/queued.js';
+import type { SubmissionResult } from '../../features/submissions/port.js';
+import { type JobAttempt, queuedAfterFailure } from '../../features/submissions/records.js';
+import { SubmissionRunner } from '../../features/submissions/runner.js';
 import { retryDelay } from '../backoff.js';
 import { backoffTypes, processorBackoffMs } from '../catalog.js';
 import { createQueueSubmitter } from '../submitter.js';

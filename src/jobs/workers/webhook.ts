@@ -1,8 +1,8 @@
+import { webhookDeliverer } from '../../features/webhooks/deliver.js';
+import { eventsChannel } from '../../features/webhooks/events.js';
+import { relayEvents } from '../../features/webhooks/relay.js';
+import { createWebhookSender } from '../../features/webhooks/send.js';
 import { describeError } from '../../logger.js';
-import { eventsChannel } from '../../services/events.js';
-import { webhookDeliverer } from '../../services/webhooks/deliver.js';
-import { relayEvents } from '../../services/webhooks/relay.js';
-import { createWebhookSender } from '../../services/webhooks/send.js';
 import { retryDelay } from '../backoff.js';
 import { backoffTypes } from '../catalog.js';
 import { createQueueDeliveryDispatcher } from '../delivery-dispatcher.js';

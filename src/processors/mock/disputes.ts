@@ -208,7 +208,7 @@ export class MockAccountDisputes {
 
 /**
  * The charge behind a realistic dispute, with its customer and card checks, from the sample values of
- * test disputes (services/test-disputes.ts). The bench's seeded data uses it too.
+ * test disputes (features/disputes/test-mode.ts). The bench's seeded data uses it too.
  */
 export function sampleCharge(random: SeededRandom) {
   const [name, email] = random.pick(customers);

@@ -7,7 +7,7 @@ import { sampleCharge } from '../../../src/processors/mock/disputes.js';
 import { type SeededRandom, seededRandom } from '../../../src/processors/mock/random.js';
 
 /**
- * Bench data: disputes shaped like the mock processor's test disputes (src/services/test-disputes.ts), some
+ * Bench data: disputes shaped like the mock processor's test disputes (src/features/disputes/test-mode.ts), some
  * with a template and evidence, spread over the last 120 days. A seeded generator keeps runs comparable.
  */
 

@@ -1,4 +1,4 @@
-import { acceptDispute } from '../../../services/disputes/commands.js';
+import { acceptDispute } from '../../../features/disputes/commands.js';
 import { defineEndpoint } from '../../endpoint.js';
 import { disputeBody } from '../../serialize.js';
 import { disputeIdParameter } from '../params.js';

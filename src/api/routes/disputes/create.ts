@@ -1,6 +1,6 @@
 import { createInput } from '../../../domain/dispute-input.js';
 import { evidenceErrors } from '../../../domain/errors.js';
-import { createDispute } from '../../../services/disputes/create.js';
+import { createDispute } from '../../../features/disputes/create.js';
 import { defineEndpoint } from '../../endpoint.js';
 import { disputeBody } from '../../serialize.js';
 import { submitAnswers, templateAnswer } from './docs.js';

@@ -1,5 +1,5 @@
 import { referenceNames } from '../../../domain/versions.js';
-import { retrieveResponse } from '../../../services/responses.js';
+import { retrieveResponse } from '../../../features/responses/retrieve.js';
 import { defineEndpoint } from '../../endpoint.js';
 import { disputeIdParameter } from '../params.js';
 

@@ -1,4 +1,4 @@
-import { retrieveDispute } from '../../../services/disputes/commands.js';
+import { retrieveDispute } from '../../../features/disputes/commands.js';
 import { defineEndpoint } from '../../endpoint.js';
 import { disputeBody } from '../../serialize.js';
 import { disputeIdParameter } from '../params.js';

@@ -1,6 +1,6 @@
 import { submitInput } from '../../../domain/dispute-input.js';
 import { evidenceErrors } from '../../../domain/errors.js';
-import { submitDispute } from '../../../services/disputes/commands.js';
+import { submitDispute } from '../../../features/disputes/commands.js';
 import { defineEndpoint } from '../../endpoint.js';
 import { disputeBody } from '../../serialize.js';
 import { disputeIdParameter } from '../params.js';

@@ -1,6 +1,6 @@
 import { updateInput } from '../../../domain/dispute-input.js';
 import { evidenceErrors } from '../../../domain/errors.js';
-import { updateDispute } from '../../../services/disputes/commands.js';
+import { updateDispute } from '../../../features/disputes/commands.js';
 import { defineEndpoint, type Endpoint, type EndpointDocs } from '../../endpoint.js';
 import { disputeBody } from '../../serialize.js';
 import { disputeIdParameter } from '../params.js';

@@ -2,8 +2,8 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { documentPath } from '../../../documents/links.js';
 import { ApiError } from '../../../domain/errors.js';
-import { documentFilename } from '../../../services/documents.js';
-import { loadDocumentPdf } from '../../../services/responses.js';
+import { documentFilename } from '../../../features/responses/documents.js';
+import { loadDocumentPdf } from '../../../features/responses/retrieve.js';
 import type { AppDeps, KeylessRoute } from '../../endpoint.js';
 
 /**

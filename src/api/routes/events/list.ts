@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { eventTypes } from '../../../domain/webhooks.js';
-import { listEvents } from '../../../services/webhooks/event-log.js';
+import { listEvents } from '../../../features/webhooks/event-log.js';
 import { defineEndpoint } from '../../endpoint.js';
 import { eventObject, listJson } from '../../serialize.js';
 import { pageParams, toPageQuery } from '../params.js';

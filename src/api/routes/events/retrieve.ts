@@ -1,4 +1,4 @@
-import { retrieveEvent } from '../../../services/webhooks/event-log.js';
+import { retrieveEvent } from '../../../features/webhooks/event-log.js';
 import { defineEndpoint } from '../../endpoint.js';
 import { eventObject } from '../../serialize.js';
 import { eventIdParameter } from '../params.js';

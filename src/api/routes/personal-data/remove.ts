@@ -1,11 +1,11 @@
 import { personalDataRequestObject, removeInput } from '../../../domain/personal-data.js';
-import { requestRemoval } from '../../../services/personal-data-removal.js';
+import { requestRemoval } from '../../../features/personal-data/removal.js';
 import { defineEndpoint } from '../../endpoint.js';
 
 /**
  * Records the removal of a person from everything held in the key's organisation and mode, and answers
  * at once with 200, as the original did ("submitted"): a job carries it out, once none of the person's
- * data is on its way to a processor (services/personal-data-removal.ts, carryOutRemoval).
+ * data is on its way to a processor (features/personal-data/removal.ts, carryOutRemoval).
  */
 export const removePersonalDataEndpoint = defineEndpoint({
   method: 'post',

@@ -1,5 +1,5 @@
 import { personalDataRequestObject, retrieveInput } from '../../../domain/personal-data.js';
-import { retrievePersonalData } from '../../../services/personal-data.js';
+import { retrievePersonalData } from '../../../features/personal-data/retrieval.js';
 import { defineEndpoint } from '../../endpoint.js';
 
 /**

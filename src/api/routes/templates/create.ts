@@ -1,5 +1,5 @@
 import { createTemplateInput } from '../../../domain/templates.js';
-import { createTemplate } from '../../../services/templates.js';
+import { createTemplate } from '../../../features/templates/templates.js';
 import { defineEndpoint } from '../../endpoint.js';
 import { templateObject } from '../../serialize.js';
 

@@ -1,4 +1,4 @@
-import { deleteTemplate } from '../../../services/templates.js';
+import { deleteTemplate } from '../../../features/templates/templates.js';
 import { defineEndpoint } from '../../endpoint.js';
 import { deletedTemplateObject } from '../../serialize.js';
 import { templateIdParameter } from '../params.js';

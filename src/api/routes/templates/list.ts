@@ -1,4 +1,4 @@
-import { listTemplates } from '../../../services/templates.js';
+import { listTemplates } from '../../../features/templates/templates.js';
 import { defineEndpoint } from '../../endpoint.js';
 import { listJson, templateObject } from '../../serialize.js';
 import { pageParams, toPageQuery } from '../params.js';

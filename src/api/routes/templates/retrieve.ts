@@ -1,4 +1,4 @@
-import { retrieveTemplate } from '../../../services/templates.js';
+import { retrieveTemplate } from '../../../features/templates/templates.js';
 import { defineEndpoint } from '../../endpoint.js';
 import { templateObject } from '../../serialize.js';
 import { templateIdParameter } from '../params.js';

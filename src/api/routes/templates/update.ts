@@ -1,5 +1,5 @@
 import { templateInput } from '../../../domain/templates.js';
-import { updateTemplate } from '../../../services/templates.js';
+import { updateTemplate } from '../../../features/templates/templates.js';
 import { defineEndpoint } from '../../endpoint.js';
 import { templateObject } from '../../serialize.js';
 import { templateIdParameter } from '../params.js';

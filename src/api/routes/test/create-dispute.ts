@@ -1,5 +1,5 @@
 import { testDisputeInput } from '../../../domain/dispute-input.js';
-import { generateTestDispute } from '../../../services/test-disputes.js';
+import { generateTestDispute } from '../../../features/disputes/test-mode.js';
 import { defineEndpoint } from '../../endpoint.js';
 import { disputeBody } from '../../serialize.js';
 

@@ -1,5 +1,5 @@
 import { createEndpointInput } from '../../../domain/webhooks.js';
-import { createEndpoint } from '../../../services/webhooks/endpoints.js';
+import { createEndpoint } from '../../../features/webhooks/endpoints.js';
 import { defineEndpoint } from '../../endpoint.js';
 import { webhookEndpointObject } from '../../serialize.js';
 

@@ -1,4 +1,4 @@
-import { deleteEndpoint } from '../../../services/webhooks/endpoints.js';
+import { deleteEndpoint } from '../../../features/webhooks/endpoints.js';
 import { defineEndpoint } from '../../endpoint.js';
 import { deletedWebhookEndpointObject } from '../../serialize.js';
 import { webhookEndpointIdParameter } from '../params.js';

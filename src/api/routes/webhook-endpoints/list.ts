@@ -1,4 +1,4 @@
-import { listEndpoints } from '../../../services/webhooks/endpoints.js';
+import { listEndpoints } from '../../../features/webhooks/endpoints.js';
 import { defineEndpoint } from '../../endpoint.js';
 import { listJson, webhookEndpointObject } from '../../serialize.js';
 import { pageParams, toPageQuery } from '../params.js';

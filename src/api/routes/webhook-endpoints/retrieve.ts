@@ -1,4 +1,4 @@
-import { retrieveEndpoint } from '../../../services/webhooks/endpoints.js';
+import { retrieveEndpoint } from '../../../features/webhooks/endpoints.js';
 import { defineEndpoint } from '../../endpoint.js';
 import { webhookEndpointObject } from '../../serialize.js';
 import { webhookEndpointIdParameter } from '../params.js';

@@ -1,5 +1,5 @@
-import { recordTestEvent } from '../../../services/webhooks/endpoints.js';
-import { retrieveEvent } from '../../../services/webhooks/event-log.js';
+import { recordTestEvent } from '../../../features/webhooks/endpoints.js';
+import { retrieveEvent } from '../../../features/webhooks/event-log.js';
 import { defineEndpoint } from '../../endpoint.js';
 import { eventObject } from '../../serialize.js';
 import { webhookEndpointIdParameter } from '../params.js';

@@ -1,5 +1,5 @@
 import { updateEndpointInput } from '../../../domain/webhooks.js';
-import { updateEndpoint } from '../../../services/webhooks/endpoints.js';
+import { updateEndpoint } from '../../../features/webhooks/endpoints.js';
 import { defineEndpoint } from '../../endpoint.js';
 import { webhookEndpointObject } from '../../serialize.js';
 import { webhookEndpointIdParameter } from '../params.js';

@@ -1,0 +1,92 @@
+import { sql } from 'drizzle-orm';
+import { anyOf } from '../../db/schema/columns.js';
+import { disputes } from '../../db/schema/index.js';
+import { submitProblem } from '../../domain/submittable.js';
+import { prepareSubmissions } from '../submissions/prepare.js';
+import type { Claimed } from '../submissions/records.js';
+import { recordDisputeEvents } from '../webhooks/events.js';
+import { type DisputeDeps, now } from './commands.js';
+import { type DisputeRow, loadTemplates } from './records.js';
+
+export type QueuedOutcome =
+  | { status: 'prepared'; claimed: Claimed }
+  | { status: 'skipped' }
+  | { status: 'refused'; message: string };
+
+/**
+ * Queued disputes whose moment came: prepare each to be submitted with what it holds now, edits
+ * included, in one transaction for the batch. Run by the submission worker, which then calls the
+ * processor with the attempt it holds. A dispute no longer queued, or queued for a later moment, is left
+ * alone (its job was stale). One that can no longer be submitted (a template field went missing, the
+ * deadline passed) returns to needs_response with a `dispute.submission_failed` event, and the refusal is
+ * the job's failure reason. A failed submission also returns the dispute to needs_response: its moment
+ * has passed, and the merchant must act.
+ */
+export async function prepareQueuedDisputes(
+  deps: Pick<DisputeDeps, 'db' | 'adapters' | 'now'> & { leaseMs: number },
+  disputeUids: string[],
+): Promise<QueuedOutcome[]> {
+  const at = now(deps);
+  return deps.db.transaction(async (tx) => {
+    // Locked in the order the mirror locks a page in (tenant, then id in code-unit order, which the "C"
+    // collation is for these ASCII ids), so neither can deadlock the other.
+    const rows = await tx
+      .select()
+      .from(disputes)
+      .where(anyOf(disputes.uid, disputeUids, 'uuid'))
+      .orderBy(disputes.orgId, disputes.livemode, sql`${disputes.id} collate "C"`)
+      .for('update');
+    const due = rows.filter(
+      (dispute) => dispute.state === 'queued' && dispute.submitAt && dispute.submitAt <= at,
+    );
+    const templates = await loadTemplates(tx, due);
+    const outcomes = new Map<string, QueuedOutcome>();
+    const refused: DisputeRow[] = [];
+    const ready: DisputeRow[] = [];
+    for (const dispute of due) {
+      const problem = submitProblem(dispute, templates.get(dispute.uid) ?? null, at);
+      if (problem) outcomes.set(dispute.uid, { status: 'refused', message: problem.message });
+      (problem ? refused : ready).push(dispute);
+    }
+    if (refused.length > 0) {
+      const returned = await tx
+        .update(disputes)
+        .set({ state: 'needs_response', submitAt: null, updatedAt: new Date() })
+        .where(
+          anyOf(
+            disputes.uid,
+            refused.map((dispute) => dispute.uid),
+            'uuid',
+          ),
+        )
+        .returning();
+      await recordDisputeEvents(
+        tx,
+        returned.map((dispute) => ({
+          type: 'dispute.submission_failed',
+          dispute,
+          template: templates.get(dispute.uid) ?? null,
+        })),
+      );
+    }
+    const prepared = await prepareSubmissions(
+      tx,
+      ready.map((dispute) => ({
+        dispute,
+        adapter: deps.adapters.forDispute(dispute).name,
+        returnTo: 'needs_response',
+        claimForMs: deps.leaseMs,
+      })),
+    );
+    for (const { dispute, submission } of prepared) {
+      const template = templates.get(dispute.uid) ?? null;
+      outcomes.set(dispute.uid, { status: 'prepared', claimed: { submission, dispute, template } });
+    }
+    // Two jobs for one dispute in a batch (its old moment and its new one): the first takes it.
+    return disputeUids.map((uid) => {
+      const outcome = outcomes.get(uid) ?? { status: 'skipped' };
+      outcomes.delete(uid);
+      return outcome;
+    });
+  });
+}

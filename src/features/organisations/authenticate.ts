@@ -1,0 +1,107 @@
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import type { Database } from '../../db/client.js';
+import { preparedFor } from '../../db/prepared.js';
+import { apiKeys, organisations } from '../../db/schema/index.js';
+import { type ApiVersion, isApiVersion, latestVersion } from '../../domain/versions.js';
+import { authInvalidationChannel, hashApiKey, hashesEqual, looksLikeApiKey } from './api-keys.js';
+
+/** Who is calling: one organisation in one mode, with the organisation's settings requests need. */
+export interface Principal {
+  orgId: string;
+  livemode: boolean;
+  apiVersion: ApiVersion;
+  queueLeadMinutes: number;
+}
+
+interface Cached {
+  principal: Principal;
+  hash: string;
+  expiresAt: number;
+}
+
+const maxCachedKeys = 10_000;
+
+const lookupKey = preparedFor((db) =>
+  db
+    .select({
+      hash: apiKeys.hash,
+      orgId: apiKeys.orgId,
+      livemode: apiKeys.livemode,
+      apiVersion: organisations.apiVersion,
+      queueLeadMinutes: organisations.queueLeadMinutes,
+    })
+    .from(apiKeys)
+    .innerJoin(organisations, eq(organisations.id, apiKeys.orgId))
+    .where(and(eq(apiKeys.hash, sql.placeholder('hash')), isNull(apiKeys.revokedAt)))
+    .prepare('lookup_api_key'),
+);
+
+/**
+ * This process's resolvers. A rotation made in this process drops the old key from them as soon as it
+ * commits; other processes learn of it from the notification, a few milliseconds later.
+ */
+const localResolvers = new Set<KeyResolver>();
+
+export function invalidateLocally(payload: string): void {
+  for (const resolver of localResolvers) resolver.invalidate(payload);
+}
+
+/**
+ * Resolves API keys to principals without a database round trip on the hot path: answers are cached for
+ * a short TTL, and dropped at once when any process announces a rotation on the invalidation channel.
+ * Only known keys are cached, so a flood of made-up keys cannot push real ones out.
+ */
+export class KeyResolver {
+  private readonly cache = new Map<string, Cached>();
+  private unlisten: (() => Promise<void>) | undefined;
+
+  constructor(
+    private readonly database: Database,
+    private readonly ttlMs: number,
+  ) {}
+
+  async listen(): Promise<void> {
+    this.unlisten = await this.database.listen(authInvalidationChannel, (payload) =>
+      this.invalidate(payload),
+    );
+    localResolvers.add(this);
+  }
+
+  async close(): Promise<void> {
+    localResolvers.delete(this);
+    await this.unlisten?.();
+  }
+
+  /** `key:<hash>` drops one key; `org:<id>` drops every key of an organisation (its settings changed). */
+  invalidate(payload: string): void {
+    const [kind, value] = [payload.slice(0, payload.indexOf(':')), payload.slice(payload.indexOf(':') + 1)];
+    if (kind === 'key') this.cache.delete(value);
+    if (kind === 'org') {
+      for (const [hash, entry] of this.cache) if (entry.principal.orgId === value) this.cache.delete(hash);
+    }
+  }
+
+  async resolve(key: string): Promise<Principal | null> {
+    if (!looksLikeApiKey(key)) return null;
+    const hash = hashApiKey(key);
+    const cached = this.cache.get(hash);
+    if (cached && cached.expiresAt > Date.now() && hashesEqual(cached.hash, hash)) return cached.principal;
+
+    const [row] = await lookupKey(this.database.db).execute({ hash });
+    if (!row || !hashesEqual(row.hash, hash)) {
+      this.cache.delete(hash);
+      return null;
+    }
+    const principal: Principal = {
+      orgId: row.orgId,
+      livemode: row.livemode,
+      apiVersion: isApiVersion(row.apiVersion) ? row.apiVersion : latestVersion,
+      queueLeadMinutes: row.queueLeadMinutes,
+    };
+    if (this.ttlMs > 0) {
+      if (this.cache.size >= maxCachedKeys) this.cache.clear();
+      this.cache.set(hash, { principal, hash, expiresAt: Date.now() + this.ttlMs });
+    }
+    return principal;
+  }
+}

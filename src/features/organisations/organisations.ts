@@ -1,0 +1,191 @@
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { apiKeys, organisations } from '../../db/schema/index.js';
+import { parseSettingsChange, type SettingsChange } from '../../domain/organisation-settings.js';
+import { show } from '../../domain/params.js';
+import { latestVersion } from '../../domain/versions.js';
+import { newId } from '../../ids.js';
+import { findMissingTemplates } from '../templates/templates.js';
+import {
+  authInvalidationChannel,
+  generateApiKey,
+  hashApiKey,
+  keyInvalidation,
+  type Mode,
+  orgInvalidation,
+} from './api-keys.js';
+import { invalidateLocally } from './authenticate.js';
+
+export interface CreatedOrganisation {
+  org: string;
+  name: string;
+  test_key: string;
+  live_key: string;
+}
+
+/** Creates an organisation with its test and live keys; the keys are returned here and never again. */
+export async function createOrganisation(db: Db, input: { name: string }): Promise<CreatedOrganisation> {
+  const org = newId('organisation');
+  const testKey = generateApiKey('test');
+  const liveKey = generateApiKey('live');
+  await db.transaction(async (tx) => {
+    await tx.insert(organisations).values({ id: org, name: input.name, apiVersion: latestVersion });
+    await tx.insert(apiKeys).values([keyRow(org, 'test', testKey), keyRow(org, 'live', liveKey)]);
+  });
+  return { org, name: input.name, test_key: testKey, live_key: liveKey };
+}
+
+/**
+ * Replaces the organisation's key for one mode. The old key stops working at once: this process and
+ * every other one listening on the invalidation channel drop it from their caches when this commits.
+ */
+export async function rotateApiKey(db: Db, input: { org: string; mode: Mode }): Promise<string | null> {
+  const key = generateApiKey(input.mode);
+  const revoked = await db.transaction(async (tx) => {
+    const [organisation] = await tx
+      .select({ id: organisations.id })
+      .from(organisations)
+      .where(eq(organisations.id, input.org))
+      .for('update');
+    if (!organisation) return null;
+    const rows = await tx
+      .update(apiKeys)
+      .set({ revokedAt: new Date() })
+      .where(
+        and(
+          eq(apiKeys.orgId, input.org),
+          eq(apiKeys.livemode, input.mode === 'live'),
+          isNull(apiKeys.revokedAt),
+        ),
+      )
+      .returning({ hash: apiKeys.hash });
+    await tx.insert(apiKeys).values(keyRow(input.org, input.mode, key));
+    // Delivered to every listening process when the transaction commits, not before.
+    for (const { hash } of rows) {
+      await tx.execute(sql`select pg_notify(${authInvalidationChannel}, ${keyInvalidation(hash)})`);
+    }
+    return rows;
+  });
+  if (revoked === null) return null;
+  for (const { hash } of revoked) invalidateLocally(keyInvalidation(hash));
+  return key;
+}
+
+export async function listOrganisations(db: Db) {
+  return db
+    .select({
+      org: organisations.id,
+      name: organisations.name,
+      api_version: organisations.apiVersion,
+      created: organisations.createdAt,
+    })
+    .from(organisations)
+    .orderBy(organisations.createdAt);
+}
+
+function keyRow(orgId: string, mode: Mode, key: string) {
+  return {
+    id: newId('apiKey'),
+    orgId,
+    livemode: mode === 'live',
+    hash: hashApiKey(key),
+    lastFour: key.slice(-4),
+  };
+}
+
+/**
+ * An organisation's settings (`org settings` in the CLI; never through the API, like rules):
+ * - `api_version`: what requests without a version header use;
+ * - `queue_lead_hours`: how long before `due_by` a queued dispute is submitted. A dispute's moment is fixed
+ *   when it is queued, so a change applies to disputes queued afterwards (and to queued ones whose
+ *   `due_by` the processor moves, which are planned again);
+ * - `due_soon_hours`: when the deadline sweep sends `dispute.due_soon`; null means the DUE_SOON_HOURS
+ *   setting of the deployment;
+ * - `default_templates`: per mode, reason -> template attached to new disputes that no rule gave one.
+ */
+export interface OrganisationSettings {
+  org: string;
+  name: string;
+  api_version: string;
+  queue_lead_hours: number;
+  due_soon_hours: number | null;
+  default_templates: { test: Record<string, string>; live: Record<string, string> };
+}
+
+export async function getOrganisationSettings(db: Db, org: string): Promise<OrganisationSettings> {
+  const [row] = await db.select().from(organisations).where(eq(organisations.id, org));
+  if (!row) throw new Error(`no organisation ${org}`);
+  return describeSettings(row);
+}
+
+/**
+ * Applies a change and returns the settings after it. Checked whole before anything is written: a bad
+ * value, or a default template that does not exist in that organisation and mode, changes nothing.
+ * API keys carry the version and queue lead (features/organisations/authenticate.ts caches them), so a change of either
+ * drops the organisation's cached keys in every process, as a key rotation does: the next request sees it.
+ */
+export async function updateOrganisationSettings(
+  db: Db,
+  org: string,
+  input: SettingsChange,
+): Promise<OrganisationSettings> {
+  const change = parseSettingsChange(input);
+  const updated = await db.transaction(async (tx) => {
+    // Serialises writers of the settings; `no key update` still lets the organisation's rows (disputes,
+    // events, documents) be inserted meanwhile, as their foreign keys only need the key to stay.
+    const [current] = await tx
+      .select()
+      .from(organisations)
+      .where(eq(organisations.id, org))
+      .for('no key update');
+    if (!current) throw new Error(`no organisation ${org}`);
+    const values: Partial<typeof organisations.$inferInsert> = {};
+    if (change.apiVersion !== undefined) values.apiVersion = change.apiVersion;
+    if (change.queueLeadHours !== undefined) values.queueLeadMinutes = change.queueLeadHours * 60;
+    if (change.dueSoonHours !== undefined) values.dueSoonHours = change.dueSoonHours;
+    if (change.mode !== undefined && change.defaultTemplates?.length) {
+      const mode = change.mode;
+      const absent = await findMissingTemplates(
+        tx,
+        { orgId: org, livemode: mode === 'live' },
+        change.defaultTemplates.map(({ template }) => template),
+      );
+      const forMode = { ...current.defaultTemplates[mode] };
+      for (const { reason, template } of change.defaultTemplates) {
+        if (template !== null && absent.has(template)) {
+          throw new Error(
+            `default template for ${reason}: template ${show(template)} does not exist in ${mode} mode`,
+          );
+        }
+        if (template === null) delete forMode[reason];
+        else forMode[reason] = template;
+      }
+      values.defaultTemplates = { ...current.defaultTemplates, [mode]: forMode };
+    }
+    if (Object.keys(values).length === 0) return current;
+    const [row] = await tx
+      .update(organisations)
+      .set({ ...values, updatedAt: new Date() })
+      .where(eq(organisations.id, org))
+      .returning();
+    if (!row) throw new Error(`organisation ${org} vanished inside its transaction`);
+    if (values.apiVersion !== undefined || values.queueLeadMinutes !== undefined) {
+      // Delivered to every listening process when the transaction commits, not before.
+      await tx.execute(sql`select pg_notify(${authInvalidationChannel}, ${orgInvalidation(org)})`);
+    }
+    return row;
+  });
+  invalidateLocally(orgInvalidation(org));
+  return describeSettings(updated);
+}
+
+function describeSettings(row: typeof organisations.$inferSelect): OrganisationSettings {
+  return {
+    org: row.id,
+    name: row.name,
+    api_version: row.apiVersion,
+    queue_lead_hours: row.queueLeadMinutes / 60,
+    due_soon_hours: row.dueSoonHours,
+    default_templates: { test: row.defaultTemplates.test ?? {}, live: row.defaultTemplates.live ?? {} },
+  };
+}

@@ -1,0 +1,242 @@
+import { createHash } from 'node:crypto';
+import { and, eq, sql } from 'drizzle-orm';
+import { Batcher } from '../../db/batcher.js';
+import type { Db, Tx } from '../../db/client.js';
+import { anyOf } from '../../db/schema/columns.js';
+import { disputes, documents, events, submissions } from '../../db/schema/index.js';
+import { renderPool } from '../../documents/render-pool.js';
+import {
+  buildEvidenceDocument,
+  type EvidenceDocumentInput,
+  evidenceDictionary,
+} from '../../domain/evidence-document.js';
+import { newId } from '../../ids.js';
+import type { EvidencePackage, ResponsePackage } from '../../processors/types.js';
+import type { DisputeRow, TemplateRow } from '../disputes/records.js';
+
+type SubmissionRow = typeof submissions.$inferSelect;
+
+/** A submission being sent, with its dispute and the template it names. */
+export interface DocumentSource {
+  submission: SubmissionRow;
+  dispute: DisputeRow;
+  template: TemplateRow | null;
+}
+
+/**
+ * The response package of each submission: rendered from the submission's evidence snapshot and stored
+ * before the processor is called, once. Every later run of the same attempt (a retry, a worker that took
+ * over) sends the stored bytes, so the processor always receives the same document under the same
+ * idempotency key, even if the template has been edited meanwhile. Storing is batched like the runner's
+ * other writes: the submissions of a moment share one transaction.
+ */
+export class DocumentStore {
+  readonly #db: Db;
+  readonly #stores: Batcher<Rendered, ResponsePackage>;
+
+  constructor(db: Db) {
+    this.#db = db;
+    this.#stores = new Batcher((items) => storeMany(db, items));
+  }
+
+  async responseFor(source: DocumentSource): Promise<ResponsePackage> {
+    const stored = source.submission.documentId;
+    if (stored) return loadPackage(this.#db, stored, source.dispute);
+    return this.#stores.call(await renderResponse(source));
+  }
+}
+
+interface Rendered {
+  source: DocumentSource;
+  input: EvidenceDocumentInput;
+  response: ResponsePackage;
+}
+
+/**
+ * Renders what a submission sends. Deterministic: the same snapshot, dispute and template give the same
+ * evidence and the same PDF, dated by the submission rather than the clock.
+ */
+export async function renderResponse(
+  source: DocumentSource,
+  documentId = newId('document'),
+): Promise<Rendered> {
+  const { submission, dispute, template } = source;
+  const snapshot = submission.evidence as unknown as EvidencePackage;
+  const input: EvidenceDocumentInput = {
+    dispute: { ...dispute, ...snapshot },
+    template: template && {
+      id: template.id,
+      name: template.name,
+      body: template.body,
+      fields: template.fields,
+    },
+    generatedAt: submission.createdAt,
+  };
+  return { source, input, response: await renderInput(input, documentId, dispute.id) };
+}
+
+async function renderInput(
+  input: EvidenceDocumentInput,
+  documentId: string,
+  disputeId: string,
+): Promise<ResponsePackage> {
+  const pdf = await renderPool().render(buildEvidenceDocument(input));
+  return {
+    evidence: evidenceDictionary(input),
+    document: {
+      id: documentId,
+      filename: documentFilename(disputeId),
+      pdf,
+      sha256: createHash('sha256').update(pdf).digest('hex'),
+    },
+  };
+}
+
+/**
+ * Renders documents of these disputes again, in the caller's transaction, from their stored inputs as
+ * `redact` changes them: after a personal-data removal, the PDF and the evidence dictionary (whose
+ * `uncategorized_text` may quote any attribute) must lose the person too. Everything else stays as it was
+ * sent: the template as it stood, the dispute as submitted, the date. Each document keeps its id; its
+ * submission's hash and the `dispute.response.generated` events that carried its evidence follow. Answers
+ * the ids of the documents that changed.
+ */
+export async function rerenderDocuments(
+  tx: Tx,
+  disputeUids: string[],
+  redact: (input: EvidenceDocumentInput) => EvidenceDocumentInput,
+): Promise<string[]> {
+  if (disputeUids.length === 0) return [];
+  const rows = await tx
+    .select({ document: documents, disputeId: disputes.id })
+    .from(documents)
+    .innerJoin(disputes, eq(disputes.uid, documents.disputeUid))
+    .where(anyOf(documents.disputeUid, disputeUids, 'uuid'))
+    .orderBy(documents.id)
+    .for('update', { of: documents });
+  const changed: string[] = [];
+  for (const { document, disputeId } of rows) {
+    const stored = inputFromJson(document.input);
+    const input = redact(stored);
+    // Only what the redaction changes is rendered again: the others stay byte for byte what was sent.
+    if (JSON.stringify(inputToJson(input)) === JSON.stringify(inputToJson(stored))) continue;
+    const response = await renderInput(input, document.id, disputeId);
+    const { pdf, sha256 } = response.document;
+    if (sha256 === document.sha256) continue;
+    await tx
+      .update(documents)
+      .set({ input: inputToJson(input), evidence: response.evidence, pdf, sha256 })
+      .where(eq(documents.id, document.id));
+    await tx
+      .update(submissions)
+      .set({ documentSha256: sha256 })
+      .where(eq(submissions.id, document.submissionId));
+    await tx
+      .update(events)
+      .set({
+        data: sql`jsonb_set(${events.data}, '{evidence}', ${JSON.stringify(response.evidence)}::jsonb)`,
+      })
+      .where(
+        and(
+          eq(events.disputeUid, document.disputeUid),
+          eq(events.type, 'dispute.response.generated'),
+          sql`${events.data}->>'response_document' = ${document.id}`,
+        ),
+      );
+    changed.push(document.id);
+  }
+  return changed;
+}
+
+/** The dispute's moments, which JSON carries as ISO strings. */
+const disputeMoments = [
+  'chargedAt',
+  'disputedAt',
+  'dueBy',
+  'submittedAt',
+  'closedAt',
+  'createdAt',
+  'updatedAt',
+] as const;
+
+function inputToJson(input: EvidenceDocumentInput): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(input)) as Record<string, unknown>;
+}
+
+function inputFromJson(json: Record<string, unknown>): EvidenceDocumentInput {
+  const stored = json as unknown as EvidenceDocumentInput;
+  const dispute = { ...stored.dispute };
+  for (const key of disputeMoments) {
+    const value = dispute[key] as unknown;
+    (dispute as Record<string, unknown>)[key] = typeof value === 'string' ? new Date(value) : null;
+  }
+  return { ...stored, dispute, generatedAt: new Date(stored.generatedAt) };
+}
+
+/** Dispute ids are `A-Z a-z 0-9 _ - . :`; a colon is not welcome in file names. */
+export function documentFilename(disputeId: string): string {
+  return `response-${disputeId.replaceAll(':', '_')}.pdf`;
+}
+
+/**
+ * Stores the documents and points their submissions at them, in one transaction. A submission that has
+ * one already (another runner stored it first) keeps it, and its caller gets the stored one.
+ */
+async function storeMany(db: Db, items: Rendered[]): Promise<ResponsePackage[]> {
+  const inserted = await db.transaction(async (tx) => {
+    const rows = await tx
+      .insert(documents)
+      .values(
+        items.map(({ source, input, response }) => ({
+          id: response.document.id,
+          input: inputToJson(input),
+          orgId: source.submission.orgId,
+          livemode: source.submission.livemode,
+          disputeUid: source.submission.disputeUid,
+          submissionId: source.submission.id,
+          evidence: response.evidence,
+          pdf: response.document.pdf,
+          sha256: response.document.sha256,
+        })),
+      )
+      .onConflictDoNothing({ target: documents.submissionId })
+      .returning({ id: documents.id, submissionId: documents.submissionId, sha256: documents.sha256 });
+    if (rows.length > 0) {
+      await tx.execute(sql`
+        update ${submissions} as s set document_id = v.id, document_sha256 = v.sha256
+        from unnest(
+          ${sql.param(rows.map((row) => row.submissionId))}::text[],
+          ${sql.param(rows.map((row) => row.id))}::text[],
+          ${sql.param(rows.map((row) => row.sha256))}::text[]
+        ) as v(submission_id, id, sha256)
+        where s.id = v.submission_id`);
+    }
+    return new Set(rows.map((row) => row.id));
+  });
+  const lost = items.filter(({ response }) => !inserted.has(response.document.id));
+  const kept = new Map<string, typeof documents.$inferSelect>();
+  if (lost.length > 0) {
+    const ids = lost.map(({ source }) => source.submission.id);
+    const rows = await db
+      .select()
+      .from(documents)
+      .where(anyOf(documents.submissionId, ids, 'text'));
+    for (const row of rows) kept.set(row.submissionId, row);
+  }
+  return items.map(({ source, response }) => {
+    const stored = kept.get(source.submission.id);
+    return stored ? toPackage(stored, source.dispute.id) : response;
+  });
+}
+
+async function loadPackage(db: Db, documentId: string, dispute: DisputeRow): Promise<ResponsePackage> {
+  const [row] = await db.select().from(documents).where(eq(documents.id, documentId));
+  if (!row) throw new Error(`document ${documentId} is missing`);
+  return toPackage(row, dispute.id);
+}
+
+function toPackage(row: typeof documents.$inferSelect, disputeId: string): ResponsePackage {
+  return {
+    evidence: row.evidence,
+    document: { id: row.id, filename: documentFilename(disputeId), pdf: row.pdf, sha256: row.sha256 },
+  };
+}

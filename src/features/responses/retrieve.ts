@@ -1,0 +1,39 @@
+import { desc, eq } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { disputes, documents } from '../../db/schema/index.js';
+import { ApiError } from '../../domain/errors.js';
+import { type DisputeRow, findDispute, type Tenant } from '../disputes/records.js';
+
+/**
+ * The response package of a dispute (docs/api.md, "Endpoints"): the evidence and PDF of its latest submission,
+ * whether the processor took it or not, so a merchant can always see what was sent last.
+ */
+export interface DisputeResponse {
+  dispute: DisputeRow;
+  documentId: string;
+  evidence: Record<string, string | number | boolean>;
+}
+
+export async function retrieveResponse(db: Db, tenant: Tenant, id: string): Promise<DisputeResponse> {
+  const { dispute } = await findDispute(db, tenant, id);
+  const [latest] = await db
+    .select({ id: documents.id, evidence: documents.evidence })
+    .from(documents)
+    .where(eq(documents.disputeUid, dispute.uid))
+    .orderBy(desc(documents.createdAt))
+    .limit(1);
+  if (!latest) {
+    throw new ApiError('response_not_found', `No response has been generated for dispute '${id}' yet.`);
+  }
+  return { dispute, documentId: latest.id, evidence: latest.evidence };
+}
+
+/** A document's PDF with what names it, for the signed download link; undefined when there is none. */
+export async function loadDocumentPdf(db: Db, documentId: string) {
+  const [found] = await db
+    .select({ pdf: documents.pdf, disputeId: disputes.id })
+    .from(documents)
+    .innerJoin(disputes, eq(disputes.uid, documents.disputeUid))
+    .where(eq(documents.id, documentId));
+  return found;
+}

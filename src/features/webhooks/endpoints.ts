@@ -1,0 +1,139 @@
+import { randomBytes } from 'node:crypto';
+import { and, eq, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { type PageQuery, planPage } from '../../db/paging.js';
+import { events, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.js';
+import { notFound } from '../../domain/errors.js';
+import type { ApiVersion } from '../../domain/versions.js';
+import type { CreateEndpointInput, UpdateEndpointInput } from '../../domain/webhooks.js';
+import { idPrefixes, newId } from '../../ids.js';
+import type { SecretBox } from '../../secrets.js';
+import { ownedBy, type Tenant } from '../disputes/records.js';
+import { notifyEvents } from './events.js';
+
+/** Webhook endpoints CRUD and test events (docs/api.md, "Webhooks"): each belongs to one organisation and mode. */
+
+export type EndpointRow = typeof webhookEndpoints.$inferSelect;
+
+export interface EndpointDeps {
+  db: Db;
+  /** Seals the signing secret: it is readable only to sign, and shown to the client once. */
+  secrets: SecretBox;
+}
+
+/** `whsec_` and 24 random bytes in base64, the Standard Webhooks form the `standardwebhooks` package reads. */
+function newSigningSecret(): string {
+  return `${idPrefixes.webhookSecret}_${randomBytes(24).toString('base64')}`;
+}
+
+/** The new endpoint and its secret in clear: the only time the secret leaves the service. */
+export async function createEndpoint(
+  deps: EndpointDeps,
+  tenant: Tenant & { apiVersion: ApiVersion },
+  input: CreateEndpointInput,
+): Promise<{ endpoint: EndpointRow; secret: string }> {
+  const secret = newSigningSecret();
+  const [endpoint] = await deps.db
+    .insert(webhookEndpoints)
+    .values({
+      id: newId('webhookEndpoint'),
+      orgId: tenant.orgId,
+      livemode: tenant.livemode,
+      url: input.url,
+      events: input.events,
+      apiVersion: input.api_version ?? tenant.apiVersion,
+      secret: deps.secrets.seal(secret),
+    })
+    .returning();
+  if (!endpoint) throw new Error('insert returned no row');
+  return { endpoint, secret };
+}
+
+export async function retrieveEndpoint(db: Db, tenant: Tenant, id: string): Promise<EndpointRow> {
+  const [row] = await db
+    .select()
+    .from(webhookEndpoints)
+    .where(and(ownedBy(webhookEndpoints, tenant), eq(webhookEndpoints.id, id)));
+  if (!row) throw notFound.webhookEndpoint(id);
+  return row;
+}
+
+export async function listEndpoints(db: Db, tenant: Tenant, query: PageQuery) {
+  const scope = ownedBy(webhookEndpoints, tenant);
+  const page = await planPage(db, webhookEndpoints, scope, query);
+  const rows = await db
+    .select()
+    .from(webhookEndpoints)
+    .where(and(scope, page.after))
+    .orderBy(...page.orderBy)
+    .limit(page.limit);
+  return page.finish(rows);
+}
+
+/**
+ * Changes only what the client sent. Enabling a disabled endpoint starts afresh: its disabled reason and
+ * its run of failures are cleared (an endpoint that stayed enabled keeps its run).
+ */
+export async function updateEndpoint(
+  db: Db,
+  tenant: Tenant,
+  id: string,
+  input: UpdateEndpointInput,
+): Promise<EndpointRow> {
+  const [updated] = await db
+    .update(webhookEndpoints)
+    .set({
+      ...(input.url !== undefined && { url: input.url }),
+      ...(input.events !== undefined && { events: input.events }),
+      ...(input.api_version !== undefined && { apiVersion: input.api_version }),
+      ...(input.enabled === false && { enabled: false }),
+      ...(input.enabled === true && {
+        enabled: true,
+        disabledReason: null,
+        failingSince: sql`case when ${webhookEndpoints.enabled} then ${webhookEndpoints.failingSince} end`,
+      }),
+      updatedAt: new Date(),
+    })
+    .where(and(ownedBy(webhookEndpoints, tenant), eq(webhookEndpoints.id, id)))
+    .returning();
+  if (!updated) throw notFound.webhookEndpoint(id);
+  return updated;
+}
+
+/** Its deliveries and their attempt logs go with it; its events stay in the event log. */
+export async function deleteEndpoint(db: Db, tenant: Tenant, id: string): Promise<EndpointRow> {
+  const [deleted] = await db
+    .delete(webhookEndpoints)
+    .where(and(ownedBy(webhookEndpoints, tenant), eq(webhookEndpoints.id, id)))
+    .returning();
+  if (!deleted) throw notFound.webhookEndpoint(id);
+  return deleted;
+}
+
+/**
+ * Records a `test` event with its one delivery, to this endpoint only, and wakes the relay, which hands
+ * the delivery to the webhook queue. A disabled endpoint gets it too, so it can be checked before it is
+ * enabled again. Returns the event's id.
+ */
+export async function recordTestEvent(db: Db, tenant: Tenant, endpointId: string): Promise<string> {
+  return db.transaction(async (tx) => {
+    const [endpoint] = await tx
+      .select({ id: webhookEndpoints.id })
+      .from(webhookEndpoints)
+      .where(and(ownedBy(webhookEndpoints, tenant), eq(webhookEndpoints.id, endpointId)));
+    if (!endpoint) throw notFound.webhookEndpoint(endpointId);
+    const eventId = newId('event');
+    const at = new Date();
+    const owner = { orgId: tenant.orgId, livemode: tenant.livemode };
+    await tx.insert(events).values({ id: eventId, ...owner, type: 'test', data: {}, createdAt: at });
+    await tx.insert(webhookDeliveries).values({
+      id: newId('webhookDelivery'),
+      ...owner,
+      endpointId,
+      eventId,
+      nextAttemptAt: at,
+    });
+    await notifyEvents(tx);
+    return eventId;
+  });
+}
