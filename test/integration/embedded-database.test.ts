@@ -948,7 +948,7 @@ describe('workers on the embedded database', () => {
 const killedWithDatabaseOpen = `
 import { openDatabase } from './src/db/client.ts';
 import { runMigrations } from './src/db/migrate.ts';
-import { createOrganisation } from './src/services/organisations.ts';
+import { createOrganisation } from './src/features/organisations/organisations.ts';
 const database = await openDatabase({ DATABASE_URL: undefined, DATA_DIR: process.argv[1] });
 await runMigrations(database.db);
 console.log((await createOrganisation(database.db, { name: 'Killed' })).org);
