@@ -161,10 +161,16 @@ describe('the per-account guards', () => {
   it('a refusal (4xx) does not count towards opening the circuit', async () => {
     const account = crypto.randomUUID();
     const guards = new AccountGuards(redis, prefix, logs.logger, { threshold: 2, cooldownMs: 10_000 });
+    const sent = server.requests.length;
     answer = () => jsonReply(400, { error: 'no' });
-    for (let i = 0; i < 4; i++) await failure(http({ guards, account }).send({ method: 'GET', path: 'x' }));
+    for (let i = 0; i < 4; i++) {
+      const refused = await failure(http({ guards, account }).send({ method: 'GET', path: 'x' }));
+      // Each refusal is the processor's own answer, never the circuit's.
+      expect(refused).toMatchObject({ retryable: false, status: 400 });
+    }
     answer = () => jsonReply(200, { ok: true });
-    await http({ guards, account }).send({ method: 'GET', path: 'x' });
+    expect((await http({ guards, account }).send({ method: 'GET', path: 'x' })).status).toBe(200);
+    expect(server.requests.length - sent).toBe(5);
   });
 
   it('hold the account to its rate, across processes: over it, a call fails as transient without being sent', async () => {
