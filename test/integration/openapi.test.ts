@@ -3,6 +3,7 @@ import { createApp, endpoints } from '../../src/api/app.js';
 import { defineEndpoint } from '../../src/api/endpoint.js';
 import { openApiPath, openApiPathOf } from '../../src/api/openapi.js';
 import { documentPath } from '../../src/documents/links.js';
+import { errorStatus } from '../../src/domain/errors.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 
 /**
@@ -42,6 +43,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await api.close();
 });
+
+const upperFirst = (name: string) => name.replace(/^./, (first) => first.toUpperCase());
 
 /** Every documented operation as `<method> <path>`. */
 function operations(): { route: string; method: string; path: string; operation: Operation }[] {
@@ -245,6 +248,26 @@ describe('the document', () => {
     const refs = refsIn(document);
     expect(refs.length).toBeGreaterThan(0);
     for (const ref of refs) expect(resolve(ref), ref).toBeDefined();
+  });
+
+  it("answers each endpoint's success statuses with the object it declares, and names every error it declares", () => {
+    for (const { method, path, docs } of endpoints) {
+      const documented = openApiPathOf(`/v1${path}`);
+      const route = `${method} ${documented}`;
+      const responses: Record<string, Json> = document.paths[documented]?.[method]?.responses ?? {};
+      for (const status of Object.keys(docs.success)) {
+        const content = responses[status]?.content;
+        expect(content, `${route} ${status}`).toEqual(
+          typeof docs.returns === 'string'
+            ? { 'application/json': { schema: { $ref: `#/components/schemas/${upperFirst(docs.returns)}` } } }
+            : { [docs.returns.mediaType]: { schema: { description: docs.returns.description } } },
+        );
+      }
+      for (const answer of docs.errors) {
+        const [type, status] = typeof answer === 'string' ? [answer, errorStatus[answer]] : answer;
+        expect(responses[String(status)]?.description, `${route} ${type}`).toContain(`\`${type}\``);
+      }
+    }
   });
 
   it('describes every error answer with the error object, and names the version header', () => {
