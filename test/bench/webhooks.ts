@@ -16,8 +16,7 @@ import { startWorkers } from '../../src/jobs/workers/engine.js';
 import { seededRandom } from '../../src/processors/mock/random.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
 import { secretsFor } from '../../src/runtime.js';
-import { dropKeys } from '../helpers/api.js';
-import { ensurePostgres, ensureRedis, redisUrl } from '../helpers/services.js';
+import { dropKeys, ensurePostgres, ensureRedis, redisUrl } from '../helpers/services.js';
 import {
   createBenchDatabase,
   describeMachine,

@@ -1,7 +1,6 @@
 import { createServer as createHttpServer, request as plainRequest, type Server } from 'node:http';
 import { Agent, createServer as createHttpsServer, request } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import qs from 'qs';
 import { boardFor } from '../../src/admin/board.js';
@@ -31,7 +30,7 @@ import { readinessOf } from '../../src/readiness.js';
 import { connectRedis } from '../../src/redis.js';
 import { secretsFor } from '../../src/runtime.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
-import { redisUrl, testRedisPrefix } from './services.js';
+import { dropKeys, redisUrl, testRedisPrefix } from './services.js';
 import { testTls } from './tls.js';
 
 export interface ApiResponse<T = Record<string, unknown>> {
@@ -263,19 +262,4 @@ function closeServer(server: Server): Promise<void> {
     server.close(() => resolve());
     server.closeAllConnections();
   });
-}
-
-/** Leaves Redis as the file found it: every key under its prefix goes. */
-export async function dropKeys(url: string, prefix: string): Promise<void> {
-  const redis = new Redis(url);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      if (keys.length > 0) await redis.unlink(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
 }

@@ -2,6 +2,7 @@ import { execSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { Socket } from 'node:net';
+import { Redis } from 'ioredis';
 
 /**
  * The tests run against this machine's real PostgreSQL and Redis. When one is down, start it the way the
@@ -87,6 +88,21 @@ export function withDatabase(url: string, database: string): string {
 /** A Redis key prefix of one test file's own, so files running in parallel never share a key. */
 export function testRedisPrefix(): string {
   return `rebuttal_test_${randomBytes(6).toString('hex')}`;
+}
+
+/** Leaves Redis as the file found it: every key under its prefix goes. */
+export async function dropKeys(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      if (keys.length > 0) await redis.unlink(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
 }
 
 export const chromiumPath = '/usr/bin/chromium';

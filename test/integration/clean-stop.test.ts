@@ -8,10 +8,10 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startService } from '../../src/service.js';
 import { type FakeMockProcessor, startFakeMockProcessor } from '../fakes/mock-processor.js';
-import { dropKeys, startTestApi, type TestApi } from '../helpers/api.js';
+import { startTestApi, type TestApi } from '../helpers/api.js';
 import { newTenant, submittableDispute, type Tenant } from '../helpers/disputes.js';
 import { startWorkerProcess, storesOf } from '../helpers/processes.js';
-import { redisUrl, testRedisPrefix } from '../helpers/services.js';
+import { dropKeys, redisUrl, testRedisPrefix } from '../helpers/services.js';
 
 /**
  * A process started and stopped as a process manager does (SIGTERM) says so at info, and nothing at warn

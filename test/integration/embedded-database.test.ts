@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Config, loadConfig } from '../../src/config.js';
@@ -91,7 +90,7 @@ import { normalizedDispute } from '../../src/processors/normalized.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
 import { secretsFor } from '../../src/runtime.js';
 import { AmexFake } from '../fakes/amex.js';
-import { redisUrl, testRedisPrefix } from '../helpers/services.js';
+import { dropKeys, redisUrl, testRedisPrefix } from '../helpers/services.js';
 
 /**
  * The services on the embedded database (PGlite: Postgres in WebAssembly, one connection, in this process),
@@ -149,7 +148,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await keys?.close();
   await queues?.close();
-  if (config) await dropKeys(config.QUEUE_PREFIX);
+  if (config) await dropKeys(redisUrl, config.QUEUE_PREFIX);
   await database?.close();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 }, 60_000);
@@ -267,21 +266,6 @@ async function eventsOf(org: string, disputeId?: string) {
     .where(eq(events.orgId, org))
     .orderBy(asc(events.createdAt), asc(events.id));
   return rows.filter((row) => disputeId === undefined || row.data.id === disputeId);
-}
-
-/** Every Redis key under this file's queue prefix (queues, schedulers, deduplication, events). */
-async function dropKeys(prefix: string): Promise<void> {
-  const redis = new Redis(redisUrl);
-  try {
-    let cursor = '0';
-    do {
-      const [next, found] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      if (found.length > 0) await redis.unlink(...found);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
 }
 
 async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
@@ -936,7 +920,7 @@ describe('workers on the embedded database', () => {
       } finally {
         await workers.close(5000);
         await workerQueues.close();
-        await dropKeys(workerPrefix);
+        await dropKeys(redisUrl, workerPrefix);
         receiver.close();
       }
     },

@@ -8,9 +8,9 @@ import { createLogger, withLogContext } from '../../src/logger.js';
 import { AccountGuards } from '../../src/processors/guard.js';
 import { ProcessorHttp } from '../../src/processors/http.js';
 import { FakeServer, jsonReply } from '../fakes/harness.js';
-import { dropKeys, startTestApi, type TestApi } from '../helpers/api.js';
+import { startTestApi, type TestApi } from '../helpers/api.js';
 import { newTenant, submittableDispute, type Tenant } from '../helpers/disputes.js';
-import { redisUrl, testRedisPrefix } from '../helpers/services.js';
+import { dropKeys, redisUrl, testRedisPrefix } from '../helpers/services.js';
 
 /**
  * What on-call reads when a processor call is held back: which processor, account and call, and which

@@ -7,8 +7,7 @@ import { ProcessorHttp } from '../../src/processors/http.js';
 import { ProcessorError } from '../../src/processors/types.js';
 import { FakeServer, jsonReply } from '../fakes/harness.js';
 import { capturingLogger } from '../helpers/adapter-contract.js';
-import { dropKeys } from '../helpers/api.js';
-import { ensureRedis, redisUrl, testRedisPrefix } from '../helpers/services.js';
+import { dropKeys, ensureRedis, redisUrl, testRedisPrefix } from '../helpers/services.js';
 
 /**
  * The one HTTP layer of every adapter (src/processors/http.ts) and the per-account guards it passes

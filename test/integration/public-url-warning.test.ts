@@ -3,9 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { openRuntime } from '../../src/runtime.js';
-import { dropKeys } from '../helpers/api.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { redisUrl, testRedisPrefix } from '../helpers/services.js';
+import { dropKeys, redisUrl, testRedisPrefix } from '../helpers/services.js';
 
 /**
  * PUBLIC_URL unset is said where it matters: by a process that delivers webhooks (their response_url has

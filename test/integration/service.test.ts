@@ -13,9 +13,8 @@ import { createOrganisation } from '../../src/features/organisations/organisatio
 import { prepareSubmission } from '../../src/features/submissions/prepare.js';
 import { createLogger } from '../../src/logger.js';
 import { type RunningService, startService } from '../../src/service.js';
-import { dropKeys } from '../helpers/api.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { redisUrl, testRedisPrefix } from '../helpers/services.js';
+import { dropKeys, redisUrl, testRedisPrefix } from '../helpers/services.js';
 
 let db: TestDatabase;
 let dataDir: string;
