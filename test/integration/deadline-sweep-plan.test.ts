@@ -3,19 +3,20 @@ import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { disputes, organisations } from '../../src/db/schema/index.js';
 import { sweepConditions } from '../../src/features/disputes/deadline-sweep.js';
-import { startTestApi, type TestApi } from '../helpers/api.js';
+import { createOrganisation } from '../../src/features/organisations/organisations.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 /**
  * The deadline sweep's cost follows what is due, not what is stored: among 20,000 disputes of which a
  * handful are due, each of its queries reads only its partial index, and only the due rows of it (for
  * due soon, the rows within the widest window any organisation set).
  */
-let api: TestApi;
+let db: TestDatabase;
 beforeAll(async () => {
-  api = await startTestApi({ workers: [] });
+  db = await createTestDatabase();
 });
 afterAll(async () => {
-  await api.close();
+  await db.drop();
 });
 
 type PlanNode = Record<string, unknown> & { Plans?: PlanNode[] };
@@ -24,13 +25,8 @@ const nodesOf = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).fla
 const hour = 3_600_000;
 
 async function explain(where: SQL, order: AnyPgColumn) {
-  const query = api.db.db
-    .select({ uid: disputes.uid })
-    .from(disputes)
-    .where(where)
-    .orderBy(asc(order))
-    .toSQL();
-  const [explained] = await api.db.sql.unsafe(
+  const query = db.db.select({ uid: disputes.uid }).from(disputes).where(where).orderBy(asc(order)).toSQL();
+  const [explained] = await db.sql.unsafe(
     `explain (analyze, format json) ${query.sql}`,
     query.params as never[],
   );
@@ -40,7 +36,7 @@ async function explain(where: SQL, order: AnyPgColumn) {
 
 describe('the deadline sweep query plans', () => {
   it('read one partial index each, touching only the due rows', async () => {
-    const org = await api.createOrg();
+    const org = await createOrganisation(db.db, { name: 'Test Org' });
     const now = Date.now();
     const states = ['needs_response', 'submitted', 'won', 'lost', 'under_review'];
     const rows = Array.from({ length: 20_000 }, (_, index) => ({
@@ -64,10 +60,10 @@ describe('the deadline sweep query plans', () => {
       },
     ].map((row) => ({ ...row, orgId: org.org, livemode: false, reason: 'general', source: 'mock' }));
     for (let start = 0; start < rows.length; start += 2000) {
-      await api.db.db.insert(disputes).values(rows.slice(start, start + 2000));
+      await db.db.insert(disputes).values(rows.slice(start, start + 2000));
     }
-    await api.db.db.insert(disputes).values(due);
-    await api.db.sql`analyze disputes`;
+    await db.db.insert(disputes).values(due);
+    await db.sql`analyze disputes`;
 
     const cases = [
       {
@@ -98,9 +94,9 @@ describe('the deadline sweep query plans', () => {
   });
 
   it("due soon keeps to its partial index with organisations' own windows, within the widest", async () => {
-    const narrow = await api.createOrg();
-    const wide = await api.createOrg();
-    await api.db.db.update(organisations).set({ dueSoonHours: 100 }).where(eq(organisations.id, wide.org));
+    const narrow = await createOrganisation(db.db, { name: 'Test Org' });
+    const wide = await createOrganisation(db.db, { name: 'Test Org' });
+    await db.db.update(organisations).set({ dueSoonHours: 100 }).where(eq(organisations.id, wide.org));
     const now = Date.now();
     const open = (org: string, id: string, dueInHours: number) => ({
       orgId: org,
@@ -111,7 +107,7 @@ describe('the deadline sweep query plans', () => {
       source: 'mock',
       dueBy: new Date(now + dueInHours * hour),
     });
-    await api.db.db
+    await db.db
       .insert(disputes)
       .values([
         open(wide.org, 'dp_wide_80', 80),
@@ -119,10 +115,10 @@ describe('the deadline sweep query plans', () => {
         open(narrow.org, 'dp_narrow_80', 80),
         open(narrow.org, 'dp_narrow_20', 20),
       ]);
-    await api.db.sql`analyze disputes`;
+    await db.sql`analyze disputes`;
 
     const where = and(sweepConditions.dueSoon(48 * hour), inArray(disputes.orgId, [wide.org, narrow.org]));
-    const due = await api.db.db.select({ id: disputes.id }).from(disputes).where(where);
+    const due = await db.db.select({ id: disputes.id }).from(disputes).where(where);
     expect(due.map((row) => row.id).sort()).toEqual(['dp_narrow_20', 'dp_wide_80']);
 
     const scans = disputeScans(await explain(sweepConditions.dueSoon(48 * hour), disputes.dueBy), 'due soon');

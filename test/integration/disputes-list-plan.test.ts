@@ -1,19 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { disputes } from '../../src/db/schema/index.js';
 import { listDisputes } from '../../src/features/disputes/list.js';
-import { startTestApi, type TestApi } from '../helpers/api.js';
+import { createOrganisation } from '../../src/features/organisations/organisations.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
-let api: TestApi;
+let db: TestDatabase;
 beforeAll(async () => {
-  api = await startTestApi();
+  db = await createTestDatabase();
 });
 afterAll(async () => {
-  await api.close();
+  await db.drop();
 });
 
 /** The SQL and parameters of every query `work` sends, as Postgres receives them. */
 async function captureQueries(work: () => Promise<unknown>): Promise<{ query: string; params: unknown[] }[]> {
-  const unsafe = vi.spyOn(api.db.sql, 'unsafe');
+  const unsafe = vi.spyOn(db.sql, 'unsafe');
   try {
     await work();
     return unsafe.mock.calls.map(([query, params]) => ({ query, params: (params ?? []) as unknown[] }));
@@ -30,7 +31,7 @@ function planNodes(plan: PlanNode, parent?: PlanNode): { node: PlanNode; parent:
 
 describe('GET /v1/disputes query plan', () => {
   it('reads a page from the list index, newest first, without sorting or scanning the tenant', async () => {
-    const org = await api.createOrg();
+    const org = await createOrganisation(db.db, { name: 'Test Org' });
     const now = Date.now();
     const rows = Array.from({ length: 5000 }, (_, index) => ({
       orgId: org.org,
@@ -42,9 +43,9 @@ describe('GET /v1/disputes query plan', () => {
       createdAt: new Date(now - index * 1000),
     }));
     for (let start = 0; start < rows.length; start += 1000) {
-      await api.db.db.insert(disputes).values(rows.slice(start, start + 1000));
+      await db.db.insert(disputes).values(rows.slice(start, start + 1000));
     }
-    await api.db.sql`analyze disputes`;
+    await db.sql`analyze disputes`;
     const caller = {
       orgId: org.org,
       livemode: false,
@@ -58,13 +59,10 @@ describe('GET /v1/disputes query plan', () => {
       { limit: 100, startingAfter: 'dp_plan_200' },
       { limit: 100, endingBefore: 'dp_plan_4000' },
     ]) {
-      const queries = await captureQueries(() => listDisputes(api.db.db, caller, query));
+      const queries = await captureQueries(() => listDisputes(db.db, caller, query));
       const page = queries.at(-1);
       if (!page) throw new Error('listDisputes sent no query');
-      const [explained] = await api.db.sql.unsafe(
-        `explain (format json) ${page.query}`,
-        page.params as never[],
-      );
+      const [explained] = await db.sql.unsafe(`explain (format json) ${page.query}`, page.params as never[]);
       const plans = (explained?.['QUERY PLAN'] ?? []) as { Plan: PlanNode }[];
       const plan = plans[0]?.Plan ?? {};
       const nodes = planNodes(plan);
