@@ -4,7 +4,7 @@ import { runCli } from '../helpers/cli.js';
 
 let api: TestApi;
 beforeAll(async () => {
-  api = await startTestApi();
+  api = await startTestApi({ workers: [] });
 });
 afterAll(async () => {
   await api.close();

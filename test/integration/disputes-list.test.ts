@@ -19,7 +19,7 @@ interface List {
 
 let api: TestApi;
 beforeAll(async () => {
-  api = await startTestApi();
+  api = await startTestApi({ workers: [] });
 });
 afterAll(async () => {
   await api.close();

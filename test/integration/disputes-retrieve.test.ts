@@ -13,7 +13,7 @@ import {
 let api: TestApi;
 let tenant: Tenant;
 beforeAll(async () => {
-  api = await startTestApi();
+  api = await startTestApi({ workers: [] });
   tenant = await newTenant(api);
 });
 afterAll(async () => {

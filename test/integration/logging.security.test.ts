@@ -12,7 +12,7 @@ let port: number;
 const lines: string[] = [];
 
 beforeAll(async () => {
-  api = await startTestApi();
+  api = await startTestApi({ workers: [] });
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
       lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));

@@ -13,7 +13,7 @@ const servers: Server[] = [];
 const logger = pino({ level: 'silent' });
 
 beforeAll(async () => {
-  api = await startTestApi();
+  api = await startTestApi({ workers: [] });
 });
 afterAll(async () => {
   for (const server of servers) await new Promise((resolve) => server.close(resolve));

@@ -3,7 +3,7 @@ import { startTestApi, type TestApi } from '../helpers/api.js';
 
 let api: TestApi;
 beforeAll(async () => {
-  api = await startTestApi();
+  api = await startTestApi({ workers: [] });
 });
 afterAll(async () => {
   await api.close();

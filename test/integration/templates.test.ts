@@ -6,7 +6,7 @@ import { expectApiError } from '../helpers/security.js';
 
 let api: TestApi;
 beforeAll(async () => {
-  api = await startTestApi();
+  api = await startTestApi({ workers: [] });
 });
 afterAll(async () => {
   await api.close();
