@@ -1,6 +1,9 @@
-/** Thrown by `within` when the work did not finish in time. */
-export class TimeLimitError extends Error {
+import { Failure } from './domain/failure.js';
+
+/** Thrown by `within` when the work did not finish in time; the next try may be in time. */
+export class TimeLimitError extends Failure {
   override readonly name = 'TimeLimitError';
+  readonly permanent = false;
 }
 
 /**

@@ -1,11 +1,14 @@
+import { Failure } from '../domain/failure.js';
+
 /**
  * Postgres could not be reached, or did not answer in time, while a request waited on it (db/bounded.ts
  * raises it). The API answers it with 503 `unavailable`, never 500: nothing is wrong with the request.
  * What the database did with it is not known (the connection may have died after COMMIT was sent), so
  * nothing that reports it may claim that nothing was written.
  */
-export class DatabaseUnavailable extends Error {
+export class DatabaseUnavailable extends Failure {
   override readonly name = 'DatabaseUnavailable';
+  readonly permanent = false;
 }
 
 /** Socket failures, and postgres-js's own: a connection that could not be made or was lost. */

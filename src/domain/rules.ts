@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Failure } from './failure.js';
 import { idPattern, show } from './params.js';
 import { kinds, processors, reasons } from './vocabulary.js';
 
@@ -135,8 +136,9 @@ export interface FileRule extends Rule {
 }
 
 /** A rule file that cannot be used; `problems` name the rules, in file order. */
-export class RuleFileError extends Error {
+export class RuleFileError extends Failure {
   override readonly name = 'RuleFileError';
+  readonly permanent = true;
   constructor(readonly problems: string[]) {
     const shown = problems.slice(0, 5).join('; ');
     super(problems.length > 5 ? `${shown}; and ${problems.length - 5} more` : shown);

@@ -5,7 +5,8 @@ import { type ApiVersion, apiVersions, isApiVersion, isOn, referenceNames } from
 
 /**
  * Webhooks as data and pure functions (docs/api.md, "Webhooks"): event kinds, which endpoint gets which event,
- * the payload per API version, the Standard Webhooks signature, and when a failing delivery gives up.
+ * the payload per API version, the Standard Webhooks signature, and how a failure is told. When a failing
+ * delivery gives up is the retry policy's (src/domain/retry-policy.ts).
  */
 
 export const eventTypes = [
@@ -183,25 +184,7 @@ export function webhookHeaders(secret: string, id: string, at: Date, body: strin
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Giving up
-
-/** Deliveries are retried for 3 days after their first attempt; an endpoint failing for 3 days is disabled. */
-export const retryWindowMs = 3 * 24 * 3600 * 1000;
-
-export interface FailureClock {
-  /** The delivery's first attempt (this one when it is the first). */
-  firstAttemptAt: Date;
-  /** Start of the endpoint's current run of failures (now when this failure starts it). */
-  failingSince: Date;
-  now: Date;
-}
-
-/** After a failed attempt: whether the delivery ends failed, and whether its endpoint is disabled. */
-export function afterFailure(clock: FailureClock): { giveUp: boolean; disableEndpoint: boolean } {
-  const disableEndpoint = clock.now.getTime() - clock.failingSince.getTime() >= retryWindowMs;
-  const expired = clock.now.getTime() - clock.firstAttemptAt.getTime() > retryWindowMs;
-  return { giveUp: expired || disableEndpoint, disableEndpoint };
-}
+// Failures (when one gives up: src/domain/retry-policy.ts)
 
 /** What the receiver answered, for the delivery log and the reasons people read. */
 export function describeAnswer(answer: { status: number | null; error: string | null }): string {

@@ -1,6 +1,7 @@
 import { type JobsOptions, Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { z } from 'zod';
+import { type RetryPolicy, retryPolicies } from '../domain/retry-policy.js';
 import { eachCopy, RedisWatch } from '../redis-watch.js';
 import { type QueueName, queueNames } from './names.js';
 
@@ -23,29 +24,29 @@ const keep = {
   removeOnFail: { age: 7 * 24 * 3600, count: 50_000 },
 } satisfies JobsOptions;
 
-export const backoffTypes = {
-  /** Processor calls: exponential with equal jitter, or the processor's own Retry-After. */
-  processor: 'processor',
-  /** Webhook deliveries: growing to every 30 minutes, for 3 days (docs/api.md, "Webhooks"). */
-  webhook: 'webhook',
-  /** Work waiting for other work to finish: exponential with equal jitter, capped at 5 minutes. */
-  waiting: 'waiting',
-} as const;
-
-/** The first retry of a processor call comes after about this long, doubling to 15 minutes (jobs/backoff.ts). */
-export const processorBackoffMs = 2000;
-
 interface JobDefinition<Queue extends QueueName, Payload extends z.ZodType> {
   queue: Queue;
   payload: Payload;
   /** A deterministic id (deduplicating enqueues), or undefined for jobs that may run many times. */
   jobId?: (payload: z.infer<Payload>) => string;
-  options: JobsOptions;
+  /** When a failed run is tried again, and when it stops (src/domain/retry-policy.ts). */
+  retry: RetryPolicy;
 }
 
+/**
+ * A job with the BullMQ options its policy makes: the attempts bound BullMQ keeps, and a backoff type the
+ * workers' strategy answers with the wait each failure was given (jobs/workers/define-worker.ts).
+ */
 const define = <Queue extends QueueName, Payload extends z.ZodType>(
   definition: JobDefinition<Queue, Payload>,
-) => definition;
+) => ({
+  ...definition,
+  options: {
+    ...keep,
+    attempts: definition.retry.attempts,
+    backoff: { type: definition.retry.backoff, delay: definition.retry.baseMs },
+  } satisfies JobsOptions,
+});
 
 export const jobCatalog = {
   /** Send one prepared submission to its processor: the only job that calls a processor's submit. */
@@ -53,7 +54,7 @@ export const jobCatalog = {
     queue: 'submission',
     payload: z.object({ submissionId: rowId('sub') }),
     jobId: ({ submissionId }) => `submission-${submissionId}`,
-    options: { ...keep, attempts: 12, backoff: { type: backoffTypes.processor, delay: processorBackoffMs } },
+    retry: retryPolicies.submission,
   }),
   /**
    * Submit a queued dispute at its `submit_at`: delayed until then. The id carries the moment, so moving
@@ -64,13 +65,13 @@ export const jobCatalog = {
     payload: z.object({ disputeUid: uid, submitAt: z.iso.datetime() }),
     jobId: ({ disputeUid, submitAt }) => `queued-${disputeUid}-${Date.parse(submitAt)}`,
     // Jittered, so jobs that failed together (a batch, a database blip) do not all return together.
-    options: { ...keep, attempts: 8, backoff: { type: backoffTypes.processor, delay: processorBackoffMs } },
+    retry: retryPolicies.queuedSubmission,
   }),
   /** The deadline sweep: due queued disputes, unfinished submissions and deliveries, due-soon and overdue. */
   sweepDeadlines: define({
     queue: 'deadline',
     payload: z.object({}),
-    options: { ...keep, attempts: 1 },
+    retry: retryPolicies.sweep,
   }),
   /**
    * Carry out one personal-data removal request once no submission of the person's data is in flight;
@@ -81,13 +82,13 @@ export const jobCatalog = {
     queue: 'deadline',
     payload: z.object({ requestId: rowId('pdr') }),
     jobId: ({ requestId }) => `removal-${requestId}`,
-    options: { ...keep, attempts: 50, backoff: { type: backoffTypes.waiting, delay: 2000 } },
+    retry: retryPolicies.removal,
   }),
   /** Poll one connected account for disputes changed since its cursor. */
   pollAccount: define({
     queue: 'mirror',
     payload: z.object({ accountUid: uid }),
-    options: { ...keep, attempts: 3, backoff: { type: 'exponential', delay: 10_000 } },
+    retry: retryPolicies.poll,
   }),
   /**
    * Fetch one dispute a processor's push named (features/mirroring/push.ts). No deterministic id: a
@@ -96,20 +97,20 @@ export const jobCatalog = {
   refreshDispute: define({
     queue: 'mirror',
     payload: z.object({ accountUid: uid, disputeId: z.string().min(1).max(255) }),
-    options: { ...keep, attempts: 5, backoff: { type: backoffTypes.processor, delay: processorBackoffMs } },
+    retry: retryPolicies.refresh,
   }),
   /** Turn unrelayed outbox events into webhook deliveries. */
   relayEvents: define({
     queue: 'webhook',
     payload: z.object({}),
-    options: { ...keep, attempts: 3, backoff: { type: 'exponential', delay: 1000 } },
+    retry: retryPolicies.relay,
   }),
   /** Deliver one event to one endpoint; retried for 3 days (the handler ends it then). */
   deliverWebhook: define({
     queue: 'webhook',
     payload: z.object({ deliveryId: rowId('wh') }),
     jobId: ({ deliveryId }) => `delivery-${deliveryId}`,
-    options: { ...keep, attempts: 1000, backoff: { type: backoffTypes.webhook, delay: 30_000 } },
+    retry: retryPolicies.delivery,
   }),
 };
 

@@ -1,3 +1,4 @@
+import { Failure } from '../domain/failure.js';
 import type { Processor } from '../domain/vocabulary.js';
 import { AdyenAdapter } from './adyen/adapter.js';
 import { AmexAdapter } from './amex/adapter.js';
@@ -28,7 +29,14 @@ export interface AdapterRegistry {
   canMirror(processor: string): boolean;
 }
 
-export class UnknownAdapterError extends Error {}
+/**
+ * No adapter for a processor or a dispute's source. Not permanent: a deploy that brings the adapter
+ * answers it, and a job meanwhile keeps retrying as it always has.
+ */
+export class UnknownAdapterError extends Failure {
+  override readonly name = 'UnknownAdapterError';
+  readonly permanent = false;
+}
 
 /** The adapters of real processors, by the name accounts and disputes carry. */
 type AdapterClass = new (context: AdapterContext) => ProcessorAdapter;

@@ -1,4 +1,5 @@
 import type { CorrespondenceItem, FieldValue, PastPayment, Product } from '../domain/evidence.js';
+import { Failure } from '../domain/failure.js';
 import type { DisputeState } from '../domain/states.js';
 import type { checks, kinds, Reason } from '../domain/vocabulary.js';
 
@@ -121,8 +122,9 @@ export interface PushResult {
 }
 
 /** A push whose signature does not verify, or that cannot be read: answered 400, nothing enqueued. */
-export class PushRejectedError extends Error {
+export class PushRejectedError extends Failure {
   override readonly name = 'PushRejectedError';
+  readonly permanent = true;
 }
 
 /** What an adapter can do, for the registry, the services and the processor notes (docs/operations.md, "Processors"). */
@@ -179,8 +181,9 @@ export interface ProcessorAdapter {
 }
 
 /** A report file row that cannot be read: nothing of the file is imported. */
-export class ReportError extends Error {
+export class ReportError extends Failure {
   override readonly name = 'ReportError';
+  readonly permanent = true;
 }
 
 /** An adapter the mirror can poll. */
@@ -251,10 +254,13 @@ type Check = (typeof checks)[number];
 /**
  * A processor's refusal or failure. `retryable` says whether sending the same request again may succeed
  * (timeouts, dropped connections, 5xx, 429, an open circuit, our own rate limit): transient. Anything else
- * (a 4xx refusal, an answer we cannot read) is permanent until someone changes something. `status` and
- * `excerpt` are the processor's own answer, for on-call: they reach the job's failure reason.
+ * (a 4xx refusal, an answer we cannot read) is permanent until someone changes something. `retryable` is
+ * the answer's own word, recorded with a failed submission; `permanent` is its other side, as every
+ * error says it (src/domain/failure.ts). `status` and `excerpt` are the processor's own answer, for
+ * on-call: they reach the job's failure reason.
  */
-export class ProcessorError extends Error {
+export class ProcessorError extends Failure {
+  override readonly name: string = 'ProcessorError';
   readonly processor: string;
   readonly retryable: boolean;
   readonly status: number | undefined;
@@ -277,13 +283,16 @@ export class ProcessorError extends Error {
     },
   ) {
     super(message);
-    this.name = 'ProcessorError';
     this.processor = processor;
     this.retryable = options.retryable;
     this.status = options.status;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.excerpt = options.excerpt;
     this.code = options.code;
+  }
+
+  get permanent(): boolean {
+    return !this.retryable;
   }
 
   /**

@@ -750,7 +750,7 @@ describe('webhooks', () => {
         const ok = fakeSender(200);
         const delivered = await webhookDeliverer({ db, secrets, links, sender: ok.sender })(
           goodDelivery.id,
-          () => 60_000,
+          1,
         );
         expect(delivered).toEqual({ status: 'succeeded', httpStatus: 200 });
         expect(ok.sent[0]?.body).toMatchObject({
@@ -763,7 +763,7 @@ describe('webhooks', () => {
         const failing = fakeSender(500);
         const failed = await webhookDeliverer({ db, secrets, links, sender: failing.sender })(
           badDelivery.id,
-          () => 60_000,
+          1,
         );
         expect(failed).toMatchObject({ status: 'retry' });
         const after = new Map(
@@ -800,7 +800,7 @@ describe('webhooks', () => {
         expect(
           (await relayEvents({ db, deliveries: createQueueDeliveryDispatcher(queues) })).queued,
         ).toBeGreaterThanOrEqual(2);
-        await webhookDeliverer({ db, secrets, links, sender: ok.sender })(goodDelivery.id, () => 60_000);
+        await webhookDeliverer({ db, secrets, links, sender: ok.sender })(goodDelivery.id, 1);
         const redelivery = await redeliverDeliveries(db, tenant, { delivery: goodDelivery.id });
         expect(redelivery.redelivered.map((row) => row.id)).toEqual([goodDelivery.id]);
         expect(redelivery.redelivered[0]?.attempts).toBe(2);

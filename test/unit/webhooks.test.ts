@@ -2,20 +2,18 @@ import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import {
-  afterFailure,
   createEndpointInput,
   describeAnswer,
   disabledReason,
   endpointWants,
   eventTypes,
-  retryWindowMs,
   signWebhook,
   updateEndpointInput,
   webhookHeaders,
   webhookPayload,
 } from '../../src/domain/webhooks.js';
 
-/** docs/api.md, "Webhooks", the pure half: payloads by version, signatures, fan-out, giving up. */
+/** docs/api.md, "Webhooks", the pure half: payloads by version, signatures, fan-out, the reasons of failures. */
 
 const secret = `whsec_${randomBytes(24).toString('base64')}`;
 const dispute = { id: 'dp_1', charge: 'ch_1', account_id: 'acct_1', state: 'won', object: 'dispute' };
@@ -153,34 +151,6 @@ describe('endpointWants', () => {
     expect(() =>
       endpointWants({ events: ['*'], apiVersion: '2015-01-01' }, 'dispute.closed', false),
     ).toThrow();
-  });
-});
-
-describe('afterFailure', () => {
-  const now = new Date('2030-01-10T00:00:00Z');
-  const ago = (ms: number) => new Date(now.getTime() - ms);
-
-  it('retries inside the 3-day window', () => {
-    expect(afterFailure({ firstAttemptAt: ago(retryWindowMs - 1000), failingSince: ago(1000), now })).toEqual(
-      {
-        giveUp: false,
-        disableEndpoint: false,
-      },
-    );
-  });
-
-  it('gives up a delivery whose first attempt is more than 3 days old', () => {
-    expect(afterFailure({ firstAttemptAt: ago(retryWindowMs + 1), failingSince: ago(1000), now })).toEqual({
-      giveUp: true,
-      disableEndpoint: false,
-    });
-  });
-
-  it('disables an endpoint failing for 3 days, and gives up the delivery with it', () => {
-    expect(afterFailure({ firstAttemptAt: now, failingSince: ago(retryWindowMs), now })).toEqual({
-      giveUp: true,
-      disableEndpoint: true,
-    });
   });
 });
 

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { accountAccess, accountStatuses } from '../../db/schema/connected-accounts.js';
 import { connectedAccounts, organisations } from '../../db/schema/index.js';
+import { Failure } from '../../domain/failure.js';
 import { resourceId } from '../../domain/params.js';
 import { type AdapterRegistry, pushingProcessors } from '../../processors/registry.js';
 import type { SecretBox } from '../../secrets.js';
@@ -51,8 +52,10 @@ export type ScheduleState =
   | { state: 'unpolled'; reason: string }
   | { state: 'pending'; reason: string };
 
-export class AccountError extends Error {
+/** An account request that cannot be carried out as asked (the operator's input, the account's state). */
+export class AccountError extends Failure {
   override readonly name = 'AccountError';
+  readonly permanent = true;
 }
 
 const mode = z.enum(['test', 'live']);

@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { connectedAccounts } from '../../db/schema/index.js';
+import { Failure } from '../../domain/failure.js';
 import type { ProcessorConnection } from '../../processors/types.js';
 import type { SecretBox } from '../../secrets.js';
 
@@ -12,10 +13,10 @@ import type { SecretBox } from '../../secrets.js';
 export type AccountRow = typeof connectedAccounts.$inferSelect;
 
 /** The account cannot be used until an operator changes something (no adapter, unreadable credentials). */
-export class AccountUnusableError extends Error {
+export class AccountUnusableError extends Failure {
   override readonly name = 'AccountUnusableError';
-  /** Retrying cannot help: the job fails at once (jobs/workers/define-worker.ts). */
-  readonly retryable = false;
+  /** Retrying cannot help: the job fails at once. */
+  readonly permanent = true;
 }
 
 export function connectionOf(secrets: SecretBox, account: AccountRow): ProcessorConnection {

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { disputes, submissions } from '../../db/schema/index.js';
+import { Failure } from '../../domain/failure.js';
 import { submitProblem } from '../../domain/submittable.js';
 import type { AdapterRegistry } from '../../processors/registry.js';
 import { loadTemplate } from '../disputes/records.js';
@@ -61,6 +62,7 @@ export async function reopen(
 }
 
 /** A submission that can no longer be made as asked; retrying the job will not change that. */
-export class PermanentSubmissionError extends Error {
-  readonly retryable = false;
+export class PermanentSubmissionError extends Failure {
+  override readonly name = 'PermanentSubmissionError';
+  readonly permanent = true;
 }

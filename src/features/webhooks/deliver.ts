@@ -4,8 +4,8 @@ import type { Db } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.js';
 import type { DocumentLinks } from '../../documents/links.js';
+import { afterDeliveryFailure } from '../../domain/retry-policy.js';
 import {
-  afterFailure,
   describeAnswer,
   disabledReason,
   endpointVersion,
@@ -39,7 +39,8 @@ export type DeliveryOutcome =
   | { status: 'abandoned'; reason: string }
   /** Ended after this failed attempt: 3 days of failures, for the delivery or for its endpoint. */
   | { status: 'failed'; reason: string }
-  | { status: 'retry'; reason: string };
+  /** Tried again after `afterMs`, the wait its `next_attempt_at` records. */
+  | { status: 'retry'; reason: string; afterMs: number };
 
 /** Only what the payload carries, not the whole snapshot: a dispute's evidence may weigh hundreds of KiB. */
 const payloadData = sql<Record<string, unknown>>`jsonb_build_object(${sql.join(
@@ -85,11 +86,11 @@ interface Success {
 /** Most deliveries succeed: their reads and their records are batched, so they share round trips and commits. */
 const maxBatch = 200;
 
-export type Deliver = (deliveryId: string, retryDelayMs: () => number) => Promise<DeliveryOutcome>;
+export type Deliver = (deliveryId: string, attempt: number) => Promise<DeliveryOutcome>;
 
 /**
- * The delivery function of one worker process. `retryDelayMs` says how long the queue will wait before
- * the next attempt (its upper bound), should this one fail.
+ * The delivery function of one worker process. `attempt` is the try of the delivery's job (1 for the
+ * first): a failure's retry waits by it (src/domain/retry-policy.ts).
  */
 export function webhookDeliverer(deps: DeliveryDeps): Deliver {
   const loads = new Batcher(async (ids: string[]) => {
@@ -102,7 +103,7 @@ export function webhookDeliverer(deps: DeliveryDeps): Deliver {
     return batch.map(() => undefined);
   }, maxBatch);
 
-  return async (deliveryId, retryDelayMs) => {
+  return async (deliveryId, attempt) => {
     const delivery = await loads.call(deliveryId);
     if (delivery?.status !== 'pending') return { status: 'skipped' };
     // A test event is sent to a disabled endpoint too: it is how a client checks it before enabling it again.
@@ -145,7 +146,7 @@ export function webhookDeliverer(deps: DeliveryDeps): Deliver {
       await successes.call({ delivery, attemptedAt, result, completedAt: now(deps) });
       return { status: 'succeeded', httpStatus: result.status };
     }
-    return recordFailure(deps, delivery, attemptedAt, result, retryDelayMs);
+    return recordFailure(deps, delivery, attemptedAt, result, attempt);
   };
 }
 
@@ -194,7 +195,7 @@ async function recordFailure(
   delivery: Delivery,
   attemptedAt: Date,
   result: SendResult,
-  retryDelayMs: () => number,
+  attempt: number,
 ): Promise<DeliveryOutcome> {
   const at = now(deps);
   const answer = describeAnswer(result);
@@ -213,13 +214,16 @@ async function recordFailure(
       })
       .where(eq(webhookEndpoints.id, delivery.endpointId))
       .returning({ failingSince: webhookEndpoints.failingSince, enabled: webhookEndpoints.enabled });
-    const decision = afterFailure({
-      firstAttemptAt: delivery.firstAttemptAt ?? attemptedAt,
-      // A disabled endpoint still takes test events; its old run of failures must not end them at once.
-      failingSince: endpoint?.enabled ? (endpoint.failingSince ?? attemptedAt) : attemptedAt,
-      now: at,
-    });
-    const disabling = decision.disableEndpoint && endpoint?.enabled === true;
+    const decision = afterDeliveryFailure(
+      {
+        firstAttemptAt: delivery.firstAttemptAt ?? attemptedAt,
+        // A disabled endpoint still takes test events; its old run of failures must not end them at once.
+        failingSince: endpoint?.enabled ? (endpoint.failingSince ?? attemptedAt) : attemptedAt,
+        now: at,
+      },
+      attempt,
+    );
+    const disabling = decision.decision === 'fail' && decision.disableEndpoint && endpoint?.enabled === true;
     if (disabling) {
       await tx
         .update(webhookEndpoints)
@@ -234,12 +238,12 @@ async function recordFailure(
         lastError: answer,
         // The row's own value, not the one read before the call: a redelivery meanwhile restarted it.
         firstAttemptAt: sql`coalesce(${webhookDeliveries.firstAttemptAt}, ${attemptedAt.toISOString()}::timestamptz)`,
-        ...(decision.giveUp
+        ...(decision.decision === 'fail'
           ? { status: 'failed' as const, nextAttemptAt: null, completedAt: at }
-          : { nextAttemptAt: new Date(at.getTime() + retryDelayMs()) }),
+          : { nextAttemptAt: new Date(at.getTime() + decision.afterMs) }),
       })
       .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.status, 'pending')));
-    if (!decision.giveUp) return { status: 'retry', reason: answer };
+    if (decision.decision === 'retry') return { status: 'retry', reason: answer, afterMs: decision.afterMs };
     const reason = disabling
       ? `endpoint ${disabledReason(answer)}`
       : `gave up after 3 days of failed attempts; last answer: ${answer}`;

@@ -1,8 +1,9 @@
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
+import { Failure, isPermanent } from '../../domain/failure.js';
+import { decideRetry, type FailedTry, type RetryPolicy } from '../../domain/retry-policy.js';
 import { describeError, type Logger } from '../../logger.js';
 import { ProcessorError } from '../../processors/types.js';
 import { eachCopy, type RedisWatch } from '../../redis-watch.js';
-import { retryDelay } from '../backoff.js';
 import {
   type JobName,
   type JobPayload,
@@ -17,23 +18,32 @@ import type { QueueName } from '../names.js';
  * A failure that retrying the same job cannot fix (a processor's refusal, a row that no longer allows the
  * work). The job fails at once, with this message as its failure reason for on-call to read.
  */
-export class PermanentJobError extends Error {
+export class PermanentJobError extends Failure {
   override readonly name = 'PermanentJobError';
+  readonly permanent = true;
 }
 
-/** Anything that says of itself whether trying again may help (ProcessorError does). */
-function isPermanent(error: unknown): boolean {
-  if (error instanceof PermanentJobError) return true;
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    'retryable' in error &&
-    (error as { retryable: unknown }).retryable === false
-  );
+/**
+ * A retry decided on (src/domain/retry-policy.ts): the job is tried again after `afterMs`, with this
+ * message as its failure reason meanwhile. A handler throws it when it decided itself, because it had to
+ * record the wait (a webhook delivery's `next_attempt_at`); the wrapper below throws it for the rest.
+ */
+export class RetryLater extends Failure {
+  override readonly name = 'RetryLater';
+  readonly permanent = false;
+
+  constructor(
+    message: string,
+    readonly afterMs: number,
+  ) {
+    super(message);
+  }
 }
 
 export interface JobContext {
   job: Job;
+  /** Which try this run is, 1 for the first: BullMQ's `attemptsMade` as the retry policy counts. */
+  attempt: number;
   /** The lock token of this run: needed to move the job (to delayed, say) from inside the handler. */
   token: string | undefined;
   log: Logger;
@@ -60,7 +70,8 @@ export interface StartedWorker {
 
 /**
  * A BullMQ worker for one queue: it re-parses every payload against the catalog, logs with the job's
- * identity, and turns permanent failures into UnrecoverableError so BullMQ does not retry them.
+ * identity, and carries out the job's retry policy on each failure: UnrecoverableError for one that ends
+ * the job, so BullMQ does not retry it, or RetryLater with the wait the policy gave.
  */
 export function startWorker<Queue extends QueueName>(
   queue: Queue,
@@ -82,26 +93,23 @@ export function startWorker<Queue extends QueueName>(
       }
       const parsed = definition.payload.safeParse(job.data);
       if (!parsed.success) throw new UnrecoverableError(`invalid payload for '${job.name}'`);
-      const log = logger.child({ job: job.id, name: job.name, attempt: job.attemptsMade + 1 });
+      const attempt = job.attemptsMade + 1;
+      const log = logger.child({ job: job.id, name: job.name, attempt });
       try {
         return await (handler as (payload: unknown, context: JobContext) => Promise<unknown>)(parsed.data, {
           job,
+          attempt,
           token,
           log,
         });
       } catch (error) {
-        if (isPermanent(error)) {
+        const decided = decide(error, definition.retry, attempt);
+        if (decided instanceof RetryLater) {
+          log.warn({ err: describeError(error), retryInMs: decided.afterMs }, 'job failed, will retry');
+        } else {
           log.warn({ reason: describeError(error) }, 'job failed for good');
-          throw new UnrecoverableError(
-            error instanceof ProcessorError
-              ? error.reason
-              : error instanceof Error
-                ? error.message
-                : String(error),
-          );
         }
-        log.warn({ err: describeError(error) }, 'job failed, will retry if attempts remain');
-        throw forTheBoard(error);
+        throw decided;
       }
     },
     {
@@ -111,8 +119,8 @@ export function startWorker<Queue extends QueueName>(
       lockDuration: options.lockMs,
       stalledInterval: options.lockMs,
       settings: {
-        backoffStrategy: (attemptsMade, type, error, job) =>
-          retryDelay(type, attemptsMade, (job?.opts.backoff as { delay?: number })?.delay ?? 1000, error),
+        // Every failure reaching BullMQ was decided above; anything else is not retried blindly.
+        backoffStrategy: (_attemptsMade, _type, error) => (error instanceof RetryLater ? error.afterMs : -1),
       },
     },
   );
@@ -127,6 +135,34 @@ export function startWorker<Queue extends QueueName>(
 }
 
 /**
+ * A handler's failure as BullMQ is to carry it out: a retry after the wait decided (the handler's own, or
+ * the job's policy's), or UnrecoverableError, which BullMQ never retries. Either way the message is the
+ * failure reason the board shows.
+ */
+function decide(error: unknown, policy: RetryPolicy, attempt: number): RetryLater | UnrecoverableError {
+  if (error instanceof RetryLater) return error;
+  const decision = decideRetry(policy, failedTry(error), attempt);
+  return decision.decision === 'retry'
+    ? new RetryLater(decision.reason, decision.afterMs)
+    : new UnrecoverableError(decision.reason);
+}
+
+/**
+ * A thrown error as the retry policy reads it: whether it is permanent, the reason the board shows, and
+ * the wait it asks for (HTTP Retry-After, which ProcessorError carries), when it says.
+ */
+export function failedTry(error: unknown): FailedTry {
+  const shown = forTheBoard(error);
+  const seconds = (error as { retryAfterSeconds?: unknown } | null)?.retryAfterSeconds;
+  return {
+    status: 'failed',
+    permanent: isPermanent(error),
+    reason: shown instanceof Error ? shown.message : String(shown),
+    retryAfterSeconds: typeof seconds === 'number' ? seconds : undefined,
+  };
+}
+
+/**
  * What BullMQ keeps of a failed attempt (its message and stack, shown in Bull Board and `jobs failed` for
  * days) must not carry data: a database error's message holds the statement's parameters, which may be
  * evidence or the person of a personal-data removal. It is kept as its Postgres code only; the full error
@@ -134,15 +170,8 @@ export function startWorker<Queue extends QueueName>(
  * what on-call needs to read).
  */
 export function forTheBoard(error: unknown): unknown {
-  if (error instanceof ProcessorError) {
-    // The board shows the message: make it the whole reason, keeping what the backoff reads.
-    const { processor, retryable, status, retryAfterSeconds } = error;
-    return new ProcessorError(processor, error.reason, {
-      retryable,
-      ...(status !== undefined && { status }),
-      ...(retryAfterSeconds !== undefined && { retryAfterSeconds }),
-    });
-  }
+  // The board shows the message: make it a processor's whole reason, who answered and what.
+  if (error instanceof ProcessorError) return new Error(error.reason);
   if (!(error instanceof Error) || !('params' in error && 'query' in error)) return error;
   const cause = (error as Error & { cause?: { code?: unknown } }).cause;
   const code = typeof cause?.code === 'string' ? ` (Postgres ${cause.code})` : '';

@@ -5,8 +5,9 @@ import type { EngineDeps } from './deps.js';
 
 /**
  * The mirror queue: each connected account's scheduler (src/jobs/schedules.ts) adds a `pollAccount` job
- * every poll interval. A failed run is retried per the adapter error's `retryable`; the cursor only moves
- * with committed pages, so a retry lists again from where the last good page ended.
+ * every poll interval. A failed run is retried by its policy (src/domain/retry-policy.ts) unless its error
+ * is permanent; the cursor only moves with committed pages, so a retry lists again from where the last
+ * good page ended.
  */
 export function mirrorHandlers(deps: EngineDeps): Handlers<'mirror'> {
   return {

@@ -1,13 +1,11 @@
-import type { Job } from 'bullmq';
 import { Batcher } from '../../db/batcher.js';
+import { decideRetry, isLastAttempt, retryPolicies } from '../../domain/retry-policy.js';
 import { prepareQueuedDisputes, type QueuedOutcome } from '../../features/disputes/queued.js';
 import type { SubmissionResult } from '../../features/submissions/port.js';
 import { type JobAttempt, queuedAfterFailure } from '../../features/submissions/records.js';
 import { SubmissionRunner } from '../../features/submissions/runner.js';
-import { retryDelay } from '../backoff.js';
-import { backoffTypes, processorBackoffMs } from '../catalog.js';
 import { createQueueSubmitter } from '../submitter.js';
-import { type Handlers, PermanentJobError } from './define-worker.js';
+import { failedTry, type Handlers, PermanentJobError } from './define-worker.js';
 import type { EngineDeps } from './deps.js';
 
 /** The submission queue: the only place a processor's submit is called. */
@@ -25,7 +23,10 @@ export function submissionHandlers(deps: EngineDeps): Handlers<'submission'> {
     prepareQueuedDisputes({ db: deps.db, adapters: deps.adapters, leaseMs }, uids),
   );
 
-  /** A job's outcome: done, failed for good (with the processor's answer), or failed to be retried. */
+  /**
+   * A run's outcome as the job's: done, failed for good (with the processor's answer), or a failure the
+   * submission policy retries (src/domain/retry-policy.ts), by the processor's Retry-After when it said.
+   */
   async function settle(submissionId: string, result: SubmissionResult) {
     switch (result.status) {
       case 'succeeded':
@@ -45,20 +46,20 @@ export function submissionHandlers(deps: EngineDeps): Handlers<'submission'> {
   }
 
   return {
-    async submit({ submissionId }, { job }) {
-      return settle(submissionId, await runner.run(submissionId, attemptOf(job)));
+    async submit({ submissionId }, { attempt }) {
+      return settle(submissionId, await runner.run(submissionId, jobAttempt(attempt)));
     },
     async submitQueued({ disputeUid }) {
       const outcome = await queued.call(disputeUid);
       if (outcome.status === 'skipped') return outcome;
       if (outcome.status === 'refused') throw new PermanentJobError(outcome.message);
-      // The attempt is held already: call the processor within this job. A transient failure goes on
-      // as the attempt's own `submit` job, after the backoff (or the Retry-After) it calls for.
+      // The attempt is held already: this job makes its first try. A transient failure goes on as the
+      // attempt's own `submit` job, after the wait the submission policy gives a first failure.
       const { submission } = outcome.claimed;
-      const result = await runner.runClaimed(outcome.claimed, { attemptsMade: 0, final: false });
+      const result = await runner.runClaimed(outcome.claimed, jobAttempt(1));
       if (result.status === 'retry') {
-        const delay = retryDelay(backoffTypes.processor, 1, processorBackoffMs, result.error);
-        await submitter.dispatch(submission.id, delay);
+        const decision = decideRetry(retryPolicies.submission, failedTry(result.error), 1);
+        await submitter.dispatch(submission.id, decision.decision === 'retry' ? decision.afterMs : 0);
         return { status: 'retrying', submissionId: submission.id };
       }
       if (result.status === 'failed') {
@@ -72,6 +73,10 @@ export function submissionHandlers(deps: EngineDeps): Handlers<'submission'> {
   };
 }
 
-function attemptOf(job: Job): JobAttempt {
-  return { attemptsMade: job.attemptsMade, final: job.attemptsMade + 1 >= (job.opts.attempts ?? 1) };
+/**
+ * Try `attempt` of a submission as the runner records it. The stored count stays BullMQ's `attemptsMade`
+ * (one less than the try), which rows recorded before are compared with.
+ */
+function jobAttempt(attempt: number): JobAttempt {
+  return { attemptsMade: attempt - 1, final: isLastAttempt(retryPolicies.submission, attempt) };
 }

@@ -3,17 +3,10 @@ import { eventsChannel } from '../../features/webhooks/events.js';
 import { relayEvents } from '../../features/webhooks/relay.js';
 import { createWebhookSender } from '../../features/webhooks/send.js';
 import { describeError } from '../../logger.js';
-import { retryDelay } from '../backoff.js';
-import { backoffTypes } from '../catalog.js';
 import { createQueueDeliveryDispatcher } from '../delivery-dispatcher.js';
 import { enqueue } from '../enqueue.js';
-import { type Handlers, PermanentJobError } from './define-worker.js';
+import { type Handlers, PermanentJobError, RetryLater } from './define-worker.js';
 import type { EngineDeps } from './deps.js';
-
-/** A failed attempt the queue retries on the webhook backoff (about 30 s doubling to every 30 minutes). */
-export class WebhookAttemptError extends Error {
-  override readonly name = 'WebhookAttemptError';
-}
 
 /**
  * The webhook queue: the outbox relay and the deliveries. A delivery that gives up (3 days of failures,
@@ -32,19 +25,12 @@ export function webhookHandlers(deps: EngineDeps): Handlers<'webhook'> {
       if (report.recovered > 0) log.warn(report, 'relay recovered deliveries that had lost their jobs');
       return report;
     },
-    async deliverWebhook({ deliveryId }, { job }) {
-      const backoff = job.opts.backoff;
-      const base = typeof backoff === 'object' ? (backoff.delay ?? 0) : (backoff ?? 0);
-      // The latest the queue will retry (the backoff with its jitter at the top), for `next_attempt_at`.
-      const nextRetryMs = () =>
-        Math.max(
-          0,
-          retryDelay(backoffTypes.webhook, job.attemptsMade + 1, base, undefined, () => 1),
-        );
-      const outcome = await deliver(deliveryId, nextRetryMs);
+    async deliverWebhook({ deliveryId }, { attempt }) {
+      // The delivery decided its retry (src/domain/retry-policy.ts) and recorded it as `next_attempt_at`.
+      const outcome = await deliver(deliveryId, attempt);
       switch (outcome.status) {
         case 'retry':
-          throw new WebhookAttemptError(outcome.reason);
+          throw new RetryLater(outcome.reason, outcome.afterMs);
         case 'failed':
           throw new PermanentJobError(outcome.reason);
         default:

@@ -1,3 +1,4 @@
+import { Failure } from '../../domain/failure.js';
 import { type AmountProblem, readMinorUnits } from '../../domain/money.js';
 import { closedStates, type DisputeState } from '../../domain/states.js';
 import type { kinds } from '../../domain/vocabulary.js';
@@ -79,8 +80,9 @@ export const statusStates: Record<string, StatePair> = {
 };
 
 /** A cell Amex wrote that this service cannot read, named by its field. */
-export class CellProblem extends Error {
+export class CellProblem extends Failure {
   override readonly name = 'CellProblem';
+  readonly permanent = true;
   readonly field: ReportField;
 
   constructor(field: ReportField, message: string) {

@@ -53,7 +53,9 @@ const fileSearchPages = 10;
  * `idempotency_error`): the first request's outcome stands. The caller reads what it was rather than
  * take the refusal as the answer (docs/operations.md, "Faults").
  */
-export class IdempotencyConflict extends ProcessorError {}
+export class IdempotencyConflict extends ProcessorError {
+  override readonly name = 'IdempotencyConflict';
+}
 
 export interface EventQuery {
   limit: number;
