@@ -1,4 +1,4 @@
-import { type Job, UnrecoverableError, Worker } from 'bullmq';
+import { UnrecoverableError, Worker } from 'bullmq';
 import { Failure, isPermanent } from '../../domain/failure.js';
 import { decideRetry, type FailedTry, type RetryPolicy } from '../../domain/retry-policy.js';
 import { describeError, type Logger } from '../../logger.js';
@@ -41,7 +41,6 @@ export class RetryLater extends Failure {
 }
 
 export interface JobContext {
-  job: Job;
   /** Which try this run is, 1 for the first: BullMQ's `attemptsMade` as the retry policy counts. */
   attempt: number;
   /** The lock token of this run: needed to move the job (to delayed, say) from inside the handler. */
@@ -97,7 +96,6 @@ export function startWorker<Queue extends QueueName>(
       const log = logger.child({ job: job.id, name: job.name, attempt });
       try {
         return await (handler as (payload: unknown, context: JobContext) => Promise<unknown>)(parsed.data, {
-          job,
           attempt,
           token,
           log,
