@@ -53,6 +53,20 @@ export const pastPayments = jsonArray(pastPayment, maxPastPayments);
 /** A field value as sent: a scalar; `null` or `""` removes the key when merged. */
 export const fieldValue = z.union([text(), z.number().finite(), z.boolean(), z.null()]);
 export type FieldValue = z.infer<typeof fieldValue>;
+
+/**
+ * The evidence as submitted: the template's fields with the client's evidence items, as they stood when
+ * the submission was made. A submission keeps it (its `evidence` column) and hands it to the adapter.
+ */
+export interface EvidencePackage {
+  template: string | null;
+  fields: Record<string, FieldValue>;
+  products: Product[];
+  correspondence: CorrespondenceItem[];
+  pastPayments: PastPayment[];
+  referenceUrl: string | null;
+}
+
 /**
  * A key's own value, never one inherited from Object's prototype: `constructor` and `toString` are valid
  * field keys, and a dictionary that lacks them must not answer with Object's methods.

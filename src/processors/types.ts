@@ -1,4 +1,4 @@
-import type { CorrespondenceItem, FieldValue, PastPayment, Product } from '../domain/evidence.js';
+import type { EvidencePackage, PastPayment } from '../domain/evidence.js';
 import { Failure } from '../domain/failure.js';
 import type { DisputeState } from '../domain/states.js';
 import type { checks, kinds, Reason } from '../domain/vocabulary.js';
@@ -12,16 +12,6 @@ import type { checks, kinds, Reason } from '../domain/vocabulary.js';
  * Adapters know one processor and nothing of this service's database: they get plain values and answer
  * with plain values or a ProcessorError.
  */
-
-/** The evidence as submitted: the template's fields with the client's evidence items. */
-export interface EvidencePackage {
-  template: string | null;
-  fields: Record<string, FieldValue>;
-  products: Product[];
-  correspondence: CorrespondenceItem[];
-  pastPayments: PastPayment[];
-  referenceUrl: string | null;
-}
 
 /** What an adapter needs to know of the dispute it answers. */
 export interface DisputeReference {

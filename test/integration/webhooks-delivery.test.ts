@@ -306,7 +306,14 @@ describe('fan-out', () => {
         status,
         adapter: 'mock',
         previousState: 'needs_response',
-        evidence: {},
+        evidence: {
+          template: null,
+          fields: {},
+          products: [],
+          correspondence: [],
+          pastPayments: [],
+          referenceUrl: null,
+        },
       });
     }
     for (const dispute of [untouched, submittedAt, succeeded, refused])

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import type { EvidencePackage } from '../../domain/evidence.js';
 import { disputes } from './disputes.js';
 import { tenancy } from './tenancy.js';
 
@@ -22,7 +23,8 @@ export const submissions = pgTable(
     adapter: text().notNull(),
     /** The state the dispute was in before submission: where it returns if the processor refuses. */
     previousState: text().notNull(),
-    evidence: jsonb().$type<Record<string, unknown>>().notNull(),
+    /** What was submitted, as it stood when the attempt was made. */
+    evidence: jsonb().$type<EvidencePackage>().notNull(),
     processorReference: text(),
     failure: jsonb().$type<{
       message: string;

@@ -2,6 +2,7 @@ import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { anyOf } from '../../db/schema/columns.js';
 import { disputes, documents, events, submissions } from '../../db/schema/index.js';
+import type { EvidencePackage } from '../../domain/evidence.js';
 import type { EvidenceDocumentInput } from '../../domain/evidence-document.js';
 import {
   concernsPerson,
@@ -23,7 +24,7 @@ export interface Held {
     disputeUid: string;
     disputeId: string;
     status: string;
-    evidence: Record<string, unknown>;
+    evidence: EvidencePackage;
     createdAt: Date;
   }[];
   /** Documents (their evidence, not the PDF) of those disputes, or rendered from input about the person. */

@@ -11,7 +11,7 @@ import {
   evidenceDictionary,
 } from '../../domain/evidence-document.js';
 import { newId } from '../../ids.js';
-import type { EvidencePackage, ResponsePackage } from '../../processors/types.js';
+import type { ResponsePackage } from '../../processors/types.js';
 import type { DisputeRow, TemplateRow } from '../disputes/records.js';
 
 type SubmissionRow = typeof submissions.$inferSelect;
@@ -61,7 +61,7 @@ export async function renderResponse(
   documentId = newId('document'),
 ): Promise<Rendered> {
   const { submission, dispute, template } = source;
-  const snapshot = submission.evidence as unknown as EvidencePackage;
+  const snapshot = submission.evidence;
   const input: EvidenceDocumentInput = {
     dispute: { ...dispute, ...snapshot },
     template: template && {

@@ -3,8 +3,8 @@ import type { Tx } from '../../db/client.js';
 import { anyOf } from '../../db/schema/columns.js';
 import { disputes, submissions } from '../../db/schema/index.js';
 import { statement } from '../../db/statements.js';
+import type { EvidencePackage } from '../../domain/evidence.js';
 import { newId } from '../../ids.js';
-import type { EvidencePackage } from '../../processors/types.js';
 import type { DisputeRow } from '../disputes/records.js';
 import type { SubmissionRow } from './records.js';
 
@@ -37,7 +37,7 @@ export async function prepareSubmissions(
     status: 'pending',
     adapter,
     previousState: returnTo ?? dispute.state,
-    evidence: evidenceOf(dispute) as unknown as Record<string, unknown>,
+    evidence: evidenceOf(dispute),
     processorReference: null,
     failure: null,
     // A runner that goes on to call the processor itself holds the attempt from the start.

@@ -8,7 +8,6 @@ import { describeError, type Logger, withLogContext } from '../../logger.js';
 import type { AdapterRegistry } from '../../processors/registry.js';
 import {
   type DisputeReference,
-  type EvidencePackage,
   type ProcessorAdapter,
   type ProcessorConnection,
   ProcessorError,
@@ -168,7 +167,7 @@ async function callProcessor(
     const answer = await adapter.submitEvidence({
       connection,
       dispute: referenceOf(dispute),
-      evidence: submission.evidence as unknown as EvidencePackage,
+      evidence: submission.evidence,
       response,
       idempotencyKey: submission.id,
     });
@@ -239,7 +238,7 @@ async function addPastPayments(
   claimed: Claimed,
   log: Logger,
 ): Promise<Claimed> {
-  const evidence = claimed.submission.evidence as unknown as EvidencePackage;
+  const evidence = claimed.submission.evidence;
   if (!adapter.pastPayments || claimed.submission.documentId || evidence.pastPayments.length > 0) {
     return claimed;
   }
