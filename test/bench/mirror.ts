@@ -6,7 +6,7 @@ import { connectedAccounts, disputes, events } from '../../src/db/schema/index.j
 import { pollAccount } from '../../src/features/mirroring/poll.js';
 import { createOrganisation } from '../../src/features/organisations/organisations.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
-import { MockDisputeWorld } from '../../src/processors/mock/disputes.js';
+import { MockDisputeWorld } from '../../src/processors/mock/world.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
 import type { NormalizedDispute } from '../../src/processors/types.js';
 import { SecretBox } from '../../src/secrets.js';

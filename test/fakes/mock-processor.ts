@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
-import { fromWire, type toWire } from '../../src/processors/mock/remote.js';
+import { fromWire, type toWire } from '../../src/processors/mock/remote-adapter.js';
 import { ProcessorError } from '../../src/processors/types.js';
 
 /** The mock processor needs no account to answer for. */

@@ -85,7 +85,7 @@ import { createQueueRemovalDispatcher } from '../../src/jobs/removal-dispatcher.
 import type { EngineDeps } from '../../src/jobs/workers/deps.js';
 import { startWorkers } from '../../src/jobs/workers/engine.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
-import { MockDisputeWorld } from '../../src/processors/mock/disputes.js';
+import { MockDisputeWorld } from '../../src/processors/mock/world.js';
 import { normalizedDispute } from '../../src/processors/normalized.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
 import { secretsFor } from '../../src/runtime.js';

@@ -5,7 +5,7 @@ import { connectAccount } from '../../src/features/accounts/connected-accounts.j
 import { createQueueAccountScheduler } from '../../src/jobs/account-scheduler.js';
 import { enqueue } from '../../src/jobs/enqueue.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
-import { MockDisputeWorld } from '../../src/processors/mock/disputes.js';
+import { MockDisputeWorld } from '../../src/processors/mock/world.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { newTenant, type Tenant } from '../helpers/disputes.js';
 

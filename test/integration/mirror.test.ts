@@ -13,7 +13,7 @@ import { createOrganisation } from '../../src/features/organisations/organisatio
 import { createQueueAccountScheduler } from '../../src/jobs/account-scheduler.js';
 import { openQueues, type Queues } from '../../src/jobs/catalog.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
-import { MockDisputeWorld } from '../../src/processors/mock/disputes.js';
+import { MockDisputeWorld } from '../../src/processors/mock/world.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
 import {
   type DisputePage,

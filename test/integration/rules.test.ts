@@ -10,7 +10,7 @@ import { updateOrganisationSettings } from '../../src/features/organisations/org
 import { setRules } from '../../src/features/rules/rules.js';
 import { createQueueAccountScheduler } from '../../src/jobs/account-scheduler.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
-import { MockDisputeWorld } from '../../src/processors/mock/disputes.js';
+import { MockDisputeWorld } from '../../src/processors/mock/world.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import {

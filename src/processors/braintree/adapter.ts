@@ -25,12 +25,12 @@ import type {
   SubmitEvidenceResult,
 } from '../types.js';
 import { ProcessorError } from '../types.js';
-import { advance, pageOf, readCursor, searchOf, writeCursor } from './cursor.js';
-import { BraintreeGateway } from './gateway.js';
+import { BraintreeClient } from './client.js';
+import { submitEvidence } from './evidence.js';
+import { advance, pageOf, readCursor, searchOf, writeCursor } from './listing.js';
 import { toNormalizedDispute } from './mapping.js';
+import { readWebhook } from './notifications.js';
 import { findPastPayments } from './past-payments.js';
-import { submitEvidence } from './submission.js';
-import { readWebhook } from './webhook.js';
 
 /**
  * Braintree (PayPal) through its gateway API (the XML API of the server SDKs), under
@@ -45,7 +45,7 @@ import { readWebhook } from './webhook.js';
  * An account connected read-only holds a key whose role reaches disputes only: the adapter then makes no
  * transaction calls (no past payments).
  *
- * Listing: see cursor.ts. Submission: see submission.ts. Webhooks: see webhook.ts; point Braintree's
+ * Listing: see listing.ts. Submission: see evidence.ts. Webhooks: see notifications.ts; point Braintree's
  * dispute webhooks at `/processor-hooks/braintree/<account uid>`.
  */
 
@@ -80,7 +80,7 @@ export class BraintreeAdapter implements ProcessorAdapter {
   readonly #context: AdapterContext;
   readonly #now: () => Date;
 
-  /** `now` dates listing scans (cursor.ts); tests move it. */
+  /** `now` dates listing scans (listing.ts); tests move it. */
   constructor(context: AdapterContext = {}, options: { now?: () => Date } = {}) {
     this.#context = context;
     this.#now = options.now ?? (() => new Date());
@@ -93,7 +93,7 @@ export class BraintreeAdapter implements ProcessorAdapter {
   async listDisputes({ connection, cursor, limit }: ListDisputesRequest): Promise<DisputePage> {
     const at = readCursor(cursor);
     const { page, skip } = pageOf(at);
-    const read = await this.#gateway(connection).searchDisputes(searchOf(at), page);
+    const read = await this.#client(connection).searchDisputes(searchOf(at), page);
     const found = read.dispute ?? [];
     const handed = found.slice(skip, skip + Math.max(1, limit));
     const { next, hasMore } = advance(
@@ -105,12 +105,12 @@ export class BraintreeAdapter implements ProcessorAdapter {
   }
 
   async getDispute({ connection, id }: GetDisputeRequest): Promise<NormalizedDispute | null> {
-    const dispute = await this.#gateway(connection).findDispute(id);
+    const dispute = await this.#client(connection).findDispute(id);
     return dispute && toNormalizedDispute(dispute);
   }
 
   submitEvidence(request: SubmitEvidenceRequest): Promise<SubmitEvidenceResult> {
-    return submitEvidence(this.#gateway(request.connection), request);
+    return submitEvidence(this.#client(request.connection), request);
   }
 
   /**
@@ -118,8 +118,8 @@ export class BraintreeAdapter implements ProcessorAdapter {
    * ACCEPTED was accepted by an earlier call whose answer was lost: done.
    */
   async acceptDispute({ connection, dispute: reference }: AcceptDisputeRequest): Promise<void> {
-    const gateway = this.#gateway(connection);
-    const dispute = await gateway.findDispute(reference.id);
+    const client = this.#client(connection);
+    const dispute = await client.findDispute(reference.id);
     if (!dispute) {
       throw new ProcessorError('braintree', `Braintree knows no dispute ${reference.id}.`, {
         retryable: false,
@@ -134,13 +134,13 @@ export class BraintreeAdapter implements ProcessorAdapter {
         { retryable: false, status: 422 },
       );
     }
-    await gateway.accept(dispute.id);
+    await client.accept(dispute.id);
   }
 
   async pastPayments({ connection, dispute, limit }: PastPaymentsRequest): Promise<PastPayment[]> {
     // A read-only key reaches disputes only; transactions are beyond it.
     if (connection.readOnly || !dispute.charge) return [];
-    return findPastPayments(this.#gateway(connection), dispute.charge, limit);
+    return findPastPayments(this.#client(connection), dispute.charge, limit);
   }
 
   async parsePush({ connection, body }: PushRequest): Promise<PushResult> {
@@ -153,10 +153,10 @@ export class BraintreeAdapter implements ProcessorAdapter {
   }
 
   /**
-   * The account's gateway: the merchant path is part of the base URL (so the call log, which shows paths,
+   * The account's client: the merchant path is part of the base URL (so the call log, which shows paths,
    * never shows the merchant id), and the account's `--base-url` replaces the host as a whole.
    */
-  #gateway(connection: ProcessorConnection): BraintreeGateway {
+  #client(connection: ProcessorConnection): BraintreeClient {
     const credentials = this.#credentials(connection);
     const merchant = `${baseUrlOf(connection, hosts).replace(/\/+$/, '')}/merchants/${credentials.merchant_id}`;
     const http = openHttp(
@@ -173,6 +173,6 @@ export class BraintreeAdapter implements ProcessorAdapter {
         },
       },
     );
-    return new BraintreeGateway(http);
+    return new BraintreeClient(http);
   }
 }

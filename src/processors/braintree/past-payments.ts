@@ -1,6 +1,6 @@
 import type { PastPayment } from '../../domain/evidence.js';
 import { decimalToMinorUnits } from '../../domain/money.js';
-import type { BraintreeGateway, SearchedTransaction } from './gateway.js';
+import type { BraintreeClient, SearchedTransaction } from './client.js';
 
 /**
  * Earlier payments with the disputed card, from Braintree's transaction search
@@ -20,11 +20,11 @@ const successful = ['settled', 'settling', 'submitted_for_settlement'];
 export const maxTransactionsRead = 200;
 
 export async function findPastPayments(
-  gateway: BraintreeGateway,
+  client: BraintreeClient,
   charge: string,
   limit: number,
 ): Promise<PastPayment[]> {
-  const disputed = await gateway.findTransaction(charge);
+  const disputed = await client.findTransaction(charge);
   const card = disputed?.['credit-card']?.['unique-number-identifier'];
   if (!disputed || !card) return [];
   const search = {
@@ -32,11 +32,11 @@ export async function findPastPayments(
     type: ['sale'],
     status: successful,
   };
-  const { pageSize, ids } = await gateway.searchTransactionIds(search);
+  const { pageSize, ids } = await client.searchTransactionIds(search);
   const wanted = ids.filter((id) => id !== charge).slice(0, maxTransactionsRead);
   const found: SearchedTransaction[] = [];
   for (let at = 0; at < wanted.length; at += pageSize) {
-    found.push(...(await gateway.searchTransactions({ ...search, ids: wanted.slice(at, at + pageSize) })));
+    found.push(...(await client.searchTransactions({ ...search, ids: wanted.slice(at, at + pageSize) })));
   }
   const before = Date.parse(disputed['created-at'] ?? '') || Number.POSITIVE_INFINITY;
   return found

@@ -7,7 +7,7 @@ import type {
   SubmitEvidenceResult,
 } from '../types.js';
 import { ProcessorError } from '../types.js';
-import { MockDisputeWorld } from './disputes.js';
+import { MockDisputeWorld } from './world.js';
 
 /**
  * The mock processor behind test-mode disputes (`source: mock`) and the demo. It behaves like a processor

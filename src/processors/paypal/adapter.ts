@@ -23,10 +23,10 @@ import {
   type SubmitEvidenceRequest,
   type SubmitEvidenceResult,
 } from '../types.js';
+import { PaypalClient, PaypalTokens } from './client.js';
 import { carriesDocument, documentName, evidenceForm } from './evidence.js';
 import { nextCursor, pageQuery, readCursor, restartSweep } from './listing.js';
 import { linksSchema, type PaypalDispute, paypalDisputeSchema, toNormalizedDispute } from './mapping.js';
-import { PaypalSession, PaypalTokens } from './oauth.js';
 
 /**
  * PayPal's Disputes API v1 (https://developer.paypal.com/api/customer-disputes/v1/; docs/architecture.md, "PayPal").
@@ -113,21 +113,21 @@ export class PaypalAdapter implements ProcessorAdapter {
    * in full: the mirror overwrites every processor-owned column with what a page says.
    */
   async listDisputes({ connection, cursor, limit }: ListDisputesRequest): Promise<DisputePage> {
-    const session = this.#session(connection);
+    const client = this.#client(connection);
     let position = readCursor(cursor, Date.now());
     let answer: HttpAnswer;
     try {
-      answer = await this.#listPage(session, pageQuery(position, limit));
+      answer = await this.#listPage(client, pageQuery(position, limit));
     } catch (error) {
       // A page token PayPal no longer takes (a cursor committed long ago): the sweep starts over from its
       // lower bound, which repeats disputes but misses none.
       if (!(error instanceof ProcessorError && error.status === 400 && position.next)) throw error;
       position = restartSweep(position, Date.now());
-      answer = await this.#listPage(session, pageQuery(position, limit));
+      answer = await this.#listPage(client, pageQuery(position, limit));
     }
-    const page = session.http.read(answer, listSchema, (body) => JSON.parse(body));
+    const page = client.http.read(answer, listSchema, (body) => JSON.parse(body));
     const fetched = await mapConcurrently(page.items, fetchConcurrency, (item) =>
-      this.#fetch(session, item.dispute_id),
+      this.#fetch(client, item.dispute_id),
     );
     const next = nextCursor(position, page.links, answer.headers.date);
     return {
@@ -141,7 +141,7 @@ export class PaypalAdapter implements ProcessorAdapter {
   }
 
   async getDispute({ connection, id }: GetDisputeRequest): Promise<NormalizedDispute | null> {
-    const dispute = await this.#fetch(this.#session(connection), id);
+    const dispute = await this.#fetch(this.#client(connection), id);
     return dispute && toNormalizedDispute(dispute);
   }
 
@@ -155,14 +155,14 @@ export class PaypalAdapter implements ProcessorAdapter {
    * job, whose next attempt starts again with the read.
    */
   async submitEvidence(request: SubmitEvidenceRequest): Promise<SubmitEvidenceResult> {
-    const session = this.#session(request.connection);
+    const client = this.#client(request.connection);
     const { id } = request.dispute;
-    const dispute = await this.#existing(session, id, { idempotent: false });
+    const dispute = await this.#existing(client, id, { idempotent: false });
     if (carriesDocument(dispute, documentName(request))) return { reference: null };
     if (dispute.status !== 'WAITING_FOR_SELLER_RESPONSE' || !hasLink(dispute, 'provide-evidence')) {
       throw refusal(`PayPal takes no evidence for dispute ${id} now (status ${dispute.status}).`);
     }
-    await session.send({
+    await client.send({
       method: 'POST',
       path: `${disputePath(id)}/provide-evidence`,
       headers: { 'paypal-request-id': request.idempotencyKey },
@@ -181,8 +181,8 @@ export class PaypalAdapter implements ProcessorAdapter {
     dispute: reference,
     idempotencyKey,
   }: AcceptDisputeRequest): Promise<void> {
-    const session = this.#session(connection);
-    const dispute = await this.#existing(session, reference.id, { idempotent: true });
+    const client = this.#client(connection);
+    const dispute = await this.#existing(client, reference.id, { idempotent: true });
     if (dispute.status === 'RESOLVED' && dispute.dispute_outcome?.outcome_code === 'ACCEPTED') return;
     if (!hasLink(dispute, 'accept-claim')) {
       throw refusal(
@@ -190,7 +190,7 @@ export class PaypalAdapter implements ProcessorAdapter {
       );
     }
     const refund = dispute.allowed_response_options?.accept_claim?.accept_claim_types?.includes('REFUND');
-    await session.send({
+    await client.send({
       method: 'POST',
       path: `${disputePath(reference.id)}/accept-claim`,
       headers: { 'paypal-request-id': idempotencyKey },
@@ -214,7 +214,7 @@ export class PaypalAdapter implements ProcessorAdapter {
     }
     const transmission = readTransmission(headers);
     const event = readEvent(body);
-    const verdict = await this.#session(connection).json(
+    const verdict = await this.#client(connection).json(
       {
         method: 'POST',
         path: 'v1/notifications/verify-webhook-signature',
@@ -231,7 +231,7 @@ export class PaypalAdapter implements ProcessorAdapter {
     return { refresh: [event.disputeId], disputes: [] };
   }
 
-  #session(connection: ProcessorConnection): PaypalSession {
+  #client(connection: ProcessorConnection): PaypalClient {
     const credentials = readCredentials(this.name, credentialsSchema, connection);
     const http = openHttp(this.#context, connection, {
       processor: this.name,
@@ -239,7 +239,7 @@ export class PaypalAdapter implements ProcessorAdapter {
       perSecond,
       headers: { accept: 'application/json' },
     });
-    return new PaypalSession(
+    return new PaypalClient(
       http,
       this.#tokens,
       connection.account.uid,
@@ -248,8 +248,8 @@ export class PaypalAdapter implements ProcessorAdapter {
     );
   }
 
-  #listPage(session: PaypalSession, query: Record<string, string>): Promise<HttpAnswer> {
-    return session.send({
+  #listPage(client: PaypalClient, query: Record<string, string>): Promise<HttpAnswer> {
+    return client.send({
       method: 'GET',
       path: 'v1/customer/disputes',
       searchParams: query,
@@ -258,22 +258,18 @@ export class PaypalAdapter implements ProcessorAdapter {
   }
 
   /** The dispute in full; null when PayPal knows no such dispute. */
-  async #fetch(
-    session: PaypalSession,
-    id: string,
-    { idempotent = true } = {},
-  ): Promise<PaypalDispute | null> {
-    const answer = await session.send({ method: 'GET', path: disputePath(id), idempotent, answers: [404] });
+  async #fetch(client: PaypalClient, id: string, { idempotent = true } = {}): Promise<PaypalDispute | null> {
+    const answer = await client.send({ method: 'GET', path: disputePath(id), idempotent, answers: [404] });
     if (answer.status === 404) return null;
-    return session.http.read(answer, paypalDisputeSchema, (body) => JSON.parse(body));
+    return client.http.read(answer, paypalDisputeSchema, (body) => JSON.parse(body));
   }
 
   async #existing(
-    session: PaypalSession,
+    client: PaypalClient,
     id: string,
     options: { idempotent: boolean },
   ): Promise<PaypalDispute> {
-    const dispute = await this.#fetch(session, id, options);
+    const dispute = await this.#fetch(client, id, options);
     if (dispute) return dispute;
     throw new ProcessorError(this.name, `PayPal knows no dispute ${id}.`, { retryable: false, status: 404 });
   }

@@ -18,11 +18,11 @@ import {
   type SubmitEvidenceRequest,
   type SubmitEvidenceResult,
 } from '../types.js';
-import { IdempotencyConflict, StripeApi } from './api.js';
+import { IdempotencyConflict, StripeClient } from './client.js';
 import { evidenceForm, submissionMarker } from './evidence.js';
 import { listChanges } from './listing.js';
 import { awaitingResponse, normalizeDispute, type StripeCharge, type StripeDispute } from './mapping.js';
-import { verifyStripeSignature } from './signature.js';
+import { verifyStripeSignature } from './notifications.js';
 
 /**
  * Stripe (docs.stripe.com/disputes/api). Credentials, as the JSON document given to `account connect`:
@@ -80,11 +80,11 @@ export class StripeAdapter implements ProcessorAdapter {
   }
 
   listDisputes(request: ListDisputesRequest): Promise<DisputePage> {
-    return listChanges(this.#api(request.connection), request, this.#context.logger);
+    return listChanges(this.#client(request.connection), request, this.#context.logger);
   }
 
   async getDispute(request: GetDisputeRequest): Promise<NormalizedDispute | null> {
-    const dispute = await this.#api(request.connection).retrieveDispute(request.id, null, {
+    const dispute = await this.#client(request.connection).retrieveDispute(request.id, null, {
       withCharge: true,
     });
     return dispute && normalizeDispute(dispute);
@@ -100,8 +100,8 @@ export class StripeAdapter implements ProcessorAdapter {
    */
   async submitEvidence(request: SubmitEvidenceRequest): Promise<SubmitEvidenceResult> {
     const { dispute, response, idempotencyKey } = request;
-    const api = this.#api(request.connection);
-    const current = await api.retrieveDispute(dispute.id, dispute.accountId, {
+    const client = this.#client(request.connection);
+    const current = await client.retrieveDispute(dispute.id, dispute.accountId, {
       withCharge: false,
       retry: false,
     });
@@ -119,15 +119,15 @@ export class StripeAdapter implements ProcessorAdapter {
     }
     // The document and the update are the steps of one submission: each key is the submission's own, so
     // a retry reuses the file uploaded before and replays an update that went through.
-    const fileId = await this.#upload(api, request);
+    const fileId = await this.#upload(client, request);
     const form = evidenceForm(response.evidence, fileId, idempotencyKey);
     try {
-      const updated = await api.updateDispute(dispute.id, form, idempotencyKey, dispute.accountId);
+      const updated = await client.updateDispute(dispute.id, form, idempotencyKey, dispute.accountId);
       return { reference: fileOf(updated) ?? fileId };
     } catch (error) {
       if (!(error instanceof IdempotencyConflict)) throw error;
       // The key went with another update first: what the dispute holds now says whether it was ours.
-      const now = await api.retrieveDispute(dispute.id, dispute.accountId, { withCharge: false });
+      const now = await client.retrieveDispute(dispute.id, dispute.accountId, { withCharge: false });
       if (now?.metadata?.[submissionMarker] === idempotencyKey) return { reference: fileOf(now) ?? fileId };
       throw error;
     }
@@ -140,20 +140,20 @@ export class StripeAdapter implements ProcessorAdapter {
    * (The key is `-document`, not the `-file` of versions that named the file without the key: an upload
    * one of them made is then no conflict, at worst a second file.)
    */
-  async #upload(api: StripeApi, { dispute, response, idempotencyKey }: SubmitEvidenceRequest) {
+  async #upload(client: StripeClient, { dispute, response, idempotencyKey }: SubmitEvidenceRequest) {
     const file = {
       filename: `${response.document.filename.replace(/\.pdf$/i, '')}-${idempotencyKey}.pdf`,
       account: dispute.accountId,
     };
     try {
-      return await api.uploadEvidenceFile({
+      return await client.uploadEvidenceFile({
         ...file,
         pdf: response.document.pdf,
         idempotencyKey: `${idempotencyKey}-document`,
       });
     } catch (error) {
       if (!(error instanceof IdempotencyConflict)) throw error;
-      const found = await api.findEvidenceFile({ ...file, size: response.document.pdf.length });
+      const found = await client.findEvidenceFile({ ...file, size: response.document.pdf.length });
       if (found) return found;
       throw error;
     }
@@ -162,7 +162,7 @@ export class StripeAdapter implements ProcessorAdapter {
   /** Closes the dispute: Stripe records it lost (docs.stripe.com/api/disputes/close). */
   async acceptDispute(request: AcceptDisputeRequest): Promise<void> {
     const { dispute, idempotencyKey } = request;
-    await this.#api(request.connection).closeDispute(dispute.id, idempotencyKey, dispute.accountId);
+    await this.#client(request.connection).closeDispute(dispute.id, idempotencyKey, dispute.accountId);
   }
 
   /**
@@ -173,8 +173,8 @@ export class StripeAdapter implements ProcessorAdapter {
   async pastPayments(request: PastPaymentsRequest): Promise<PastPayment[]> {
     const { dispute, connection, limit } = request;
     if (connection.readOnly || !dispute.charge || limit < 1) return [];
-    const api = this.#api(connection);
-    const charge = await api.retrieveCharge(dispute.charge, dispute.accountId);
+    const client = this.#client(connection);
+    const charge = await client.retrieveCharge(dispute.charge, dispute.accountId);
     const fingerprint = charge.payment_method_details?.card?.fingerprint;
     // Fingerprints are alphanumeric; anything else would not be a value in a search query.
     if (!fingerprint || !/^[A-Za-z0-9]+$/.test(fingerprint)) return [];
@@ -184,7 +184,7 @@ export class StripeAdapter implements ProcessorAdapter {
       'disputed:"false"',
       `created<${charge.created}`,
     ].join(' AND ');
-    const found = await api.searchCharges(query, Math.min(limit, 100), dispute.accountId);
+    const found = await client.searchCharges(query, Math.min(limit, 100), dispute.accountId);
     return found.data
       .filter((earlier) => earlier.id !== charge.id)
       .sort((a, b) => b.created - a.created)
@@ -215,7 +215,7 @@ export class StripeAdapter implements ProcessorAdapter {
     return readCredentials('stripe', credentials, connection);
   }
 
-  #api(connection: ProcessorConnection): StripeApi {
+  #client(connection: ProcessorConnection): StripeClient {
     const { secret_key: key } = this.#credentials(connection);
     // One key serves one mode (docs.stripe.com/keys): a test key on a live account would mirror test data.
     if (/^(sk|rk)_live_/.test(key) !== connection.account.livemode) {
@@ -223,7 +223,7 @@ export class StripeAdapter implements ProcessorAdapter {
         `The account is in ${connection.account.livemode ? 'live' : 'test'} mode but its key is not.`,
       );
     }
-    return new StripeApi(this.#context, connection, key);
+    return new StripeClient(this.#context, connection, key);
   }
 }
 

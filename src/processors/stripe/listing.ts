@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Logger } from '../../logger.js';
 import type { DisputePage, NormalizedDispute } from '../types.js';
-import type { StripeApi } from './api.js';
+import type { StripeClient } from './client.js';
 import { normalizeDispute, type StripeEvent } from './mapping.js';
 
 /**
@@ -48,16 +48,16 @@ type EventsCursor = Extract<ListCursor, { phase: 'events' }>;
 type BackfillCursor = Extract<ListCursor, { phase: 'backfill' }>;
 
 export async function listChanges(
-  api: StripeApi,
+  client: StripeClient,
   request: { cursor: string | null; limit: number },
   logger?: Logger,
 ): Promise<DisputePage> {
   const limit = Math.min(Math.max(Math.trunc(request.limit), 1), maxPage);
   const now = Math.floor(Date.now() / 1000);
   const cursor = readCursor(request.cursor, logger);
-  if (cursor === null || cursor.safe < now - usableRetention) return startBackfill(api, limit, now);
-  if (cursor.phase === 'backfill') return backfillPage(api, cursor, limit);
-  return eventsPage(api, cursor, limit, now);
+  if (cursor === null || cursor.safe < now - usableRetention) return startBackfill(client, limit, now);
+  if (cursor.phase === 'backfill') return backfillPage(client, cursor, limit);
+  return eventsPage(client, cursor, limit, now);
 }
 
 /** The cursor as written by `writeCursor`; one that is not (another version's) starts a new backfill. */
@@ -75,10 +75,10 @@ function readCursor(text: string | null, logger?: Logger): ListCursor | null {
 
 const writeCursor = (cursor: ListCursor) => JSON.stringify(cursor);
 
-async function startBackfill(api: StripeApi, limit: number, now: number): Promise<DisputePage> {
-  const [newest] = (await api.listEvents({ limit: 1 })).data;
+async function startBackfill(client: StripeClient, limit: number, now: number): Promise<DisputePage> {
+  const [newest] = (await client.listEvents({ limit: 1 })).data;
   return backfillPage(
-    api,
+    client,
     {
       phase: 'backfill',
       after: null,
@@ -90,8 +90,12 @@ async function startBackfill(api: StripeApi, limit: number, now: number): Promis
   );
 }
 
-async function backfillPage(api: StripeApi, cursor: BackfillCursor, limit: number): Promise<DisputePage> {
-  const page = await api.listDisputes({ limit, startingAfter: cursor.after });
+async function backfillPage(
+  client: StripeClient,
+  cursor: BackfillCursor,
+  limit: number,
+): Promise<DisputePage> {
+  const page = await client.listDisputes({ limit, startingAfter: cursor.after });
   const last = page.data.at(-1);
   const disputes = page.data.map(normalizeDispute);
   if (page.has_more && last) {
@@ -103,7 +107,7 @@ async function backfillPage(api: StripeApi, cursor: BackfillCursor, limit: numbe
 }
 
 async function eventsPage(
-  api: StripeApi,
+  client: StripeClient,
   cursor: EventsCursor,
   limit: number,
   now: number,
@@ -111,8 +115,8 @@ async function eventsPage(
   const anchored =
     cursor.anchor !== null && cursor.anchorAt !== null && cursor.anchorAt >= now - usableRetention;
   const { events, more } = anchored
-    ? await eventsAbove(api, cursor.anchor as string, limit)
-    : await eventsSince(api, cursor.safe - clockSkew, limit);
+    ? await eventsAbove(client, cursor.anchor as string, limit)
+    : await eventsSince(client, cursor.safe - clockSkew, limit);
   const newest = events.at(-1);
   const next: EventsCursor = {
     phase: 'events',
@@ -122,15 +126,15 @@ async function eventsPage(
     // event delivered is.
     safe: more && newest ? Math.max(cursor.safe, newest.created) : now,
   };
-  return { disputes: await changedDisputes(api, events), nextCursor: writeCursor(next), hasMore: more };
+  return { disputes: await changedDisputes(client, events), nextCursor: writeCursor(next), hasMore: more };
 }
 
 /**
  * The events just above the anchor, oldest first. `ending_before` gives the page adjacent to the
  * anchor on its newer side, itself newest first (docs.stripe.com/api/pagination).
  */
-async function eventsAbove(api: StripeApi, anchor: string, limit: number) {
-  const page = await api.listEvents({ limit, endingBefore: anchor });
+async function eventsAbove(client: StripeClient, anchor: string, limit: number) {
+  const page = await client.listEvents({ limit, endingBefore: anchor });
   return { events: [...page.data].reverse(), more: page.has_more };
 }
 
@@ -139,11 +143,11 @@ async function eventsAbove(api: StripeApi, anchor: string, limit: number) {
  * since `from` is read: few, as this runs only when the account had no dispute event for weeks or none
  * at all when its backfill began.
  */
-async function eventsSince(api: StripeApi, from: number, limit: number) {
+async function eventsSince(client: StripeClient, from: number, limit: number) {
   const newestFirst: StripeEvent[] = [];
   let startingAfter: string | undefined;
   for (;;) {
-    const page = await api.listEvents({ limit: maxPage, createdFrom: from, startingAfter });
+    const page = await client.listEvents({ limit: maxPage, createdFrom: from, startingAfter });
     newestFirst.push(...page.data);
     startingAfter = page.data.at(-1)?.id;
     if (!page.has_more || startingAfter === undefined) break;
@@ -157,14 +161,14 @@ async function eventsSince(api: StripeApi, from: number, limit: number) {
  * snapshot is as old as the event and in the API version of its day; fetching the dispute gives its
  * current state in the pinned version, with its charge, exactly as the backfill and a push read it.
  */
-async function changedDisputes(api: StripeApi, events: StripeEvent[]): Promise<NormalizedDispute[]> {
+async function changedDisputes(client: StripeClient, events: StripeEvent[]): Promise<NormalizedDispute[]> {
   const ids = [...new Set(events.map((event) => event.data.object.id).reverse())].reverse();
   const found: (NormalizedDispute | null)[] = new Array(ids.length).fill(null);
   let next = 0;
   const worker = async () => {
     while (next < ids.length) {
       const at = next++;
-      const dispute = await api.retrieveDispute(ids[at] as string, null, { withCharge: true });
+      const dispute = await client.retrieveDispute(ids[at] as string, null, { withCharge: true });
       found[at] = dispute && normalizeDispute(dispute);
     }
   };

@@ -3,8 +3,8 @@ import { disputes, templates } from '../../../src/db/schema/index.js';
 import type { DisputeRecord } from '../../../src/domain/disputes.js';
 import { sampleDisputeValues } from '../../../src/domain/sample-disputes.js';
 import type { TemplateField } from '../../../src/domain/templates.js';
-import { sampleCharge } from '../../../src/processors/mock/disputes.js';
 import { type SeededRandom, seededRandom } from '../../../src/processors/mock/random.js';
+import { sampleCharge } from '../../../src/processors/mock/world.js';
 
 /**
  * Bench data: disputes shaped like the mock processor's test disputes (src/features/disputes/test-mode.ts), some

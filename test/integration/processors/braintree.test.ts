@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BraintreeAdapter } from '../../../src/processors/braintree/adapter.js';
-import { BraintreeGateway } from '../../../src/processors/braintree/gateway.js';
+import { BraintreeClient } from '../../../src/processors/braintree/client.js';
 import { ProcessorHttp } from '../../../src/processors/http.js';
 import {
   type NormalizedDispute,
@@ -163,7 +163,7 @@ describe('braintree wire format', () => {
       baseUrl: `${fake.server.url}/merchants/${credentials.merchant_id}`,
       headers: { authorization: fake.calls[0]?.headers.authorization ?? basic(), 'x-apiversion': '6' },
     });
-    const error = await new BraintreeGateway(http).finalize(id).catch((thrown: unknown) => thrown);
+    const error = await new BraintreeClient(http).finalize(id).catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(ProcessorError);
     expect(error).toMatchObject({
       retryable: false,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { StripeAdapter } from '../../../src/processors/stripe/adapter.js';
-import { stripeApiVersion } from '../../../src/processors/stripe/api.js';
+import { stripeApiVersion } from '../../../src/processors/stripe/client.js';
 import { cutMarker } from '../../../src/processors/stripe/evidence.js';
 import {
   type DisputeReference,

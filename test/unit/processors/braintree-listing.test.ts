@@ -6,7 +6,7 @@ import {
   readCursor,
   searchOf,
   writeCursor,
-} from '../../../src/processors/braintree/cursor.js';
+} from '../../../src/processors/braintree/listing.js';
 import { shiftDay } from '../../../src/processors/dates.js';
 import { ProcessorError } from '../../../src/processors/types.js';
 

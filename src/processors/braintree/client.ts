@@ -45,7 +45,7 @@ export type SearchedTransaction = z.infer<typeof searchedTransaction>;
 const transactionIds = z.object({ 'page-size': z.number().int().positive(), ids: list(z.string()) });
 const transactions = z.object({ transaction: list(searchedTransaction).nullish() });
 
-export class BraintreeGateway {
+export class BraintreeClient {
   readonly #http: ProcessorHttp;
 
   constructor(http: ProcessorHttp) {

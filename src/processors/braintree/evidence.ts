@@ -1,6 +1,6 @@
 import type { SubmitEvidenceRequest, SubmitEvidenceResult } from '../types.js';
 import { ProcessorError } from '../types.js';
-import type { BraintreeGateway } from './gateway.js';
+import type { BraintreeClient } from './client.js';
 import type { BraintreeEvidence, BraintreeStatus } from './mapping.js';
 
 /**
@@ -58,7 +58,7 @@ export function evidenceText(request: SubmitEvidenceRequest): string {
 }
 
 export async function submitEvidence(
-  gateway: BraintreeGateway,
+  client: BraintreeClient,
   request: SubmitEvidenceRequest,
 ): Promise<SubmitEvidenceResult> {
   const { dispute: reference, idempotencyKey: key } = request;
@@ -67,7 +67,7 @@ export async function submitEvidence(
     const message = `The response document is ${pdf.length} bytes; Braintree takes at most 4 MB.`;
     throw new ProcessorError('braintree', message, { retryable: false });
   }
-  const dispute = await gateway.findDispute(reference.id);
+  const dispute = await client.findDispute(reference.id);
   if (!dispute) {
     throw new ProcessorError('braintree', `Braintree knows no dispute ${reference.id}.`, {
       retryable: false,
@@ -87,13 +87,13 @@ export async function submitEvidence(
     );
   }
   for (const stale of evidence.filter((item) => ownerOf(item, key) === 'earlier attempt')) {
-    await gateway.removeEvidence(dispute.id, stale.id);
+    await client.removeEvidence(dispute.id, stale.id);
   }
-  const textId = text?.id ?? (await gateway.addTextEvidence(dispute.id, evidenceText(request)));
+  const textId = text?.id ?? (await client.addTextEvidence(dispute.id, evidenceText(request)));
   if (!file) {
-    const upload = await gateway.uploadDocument(documentName(key), pdf);
-    await gateway.attachDocument(dispute.id, upload);
+    const upload = await client.uploadDocument(documentName(key), pdf);
+    await client.attachDocument(dispute.id, upload);
   }
-  await gateway.finalize(dispute.id);
+  await client.finalize(dispute.id);
   return { reference: textId };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { serviceLocalStates } from '../../src/domain/states.js';
-import { MockDisputeWorld } from '../../src/processors/mock/disputes.js';
+import { MockDisputeWorld } from '../../src/processors/mock/world.js';
 import type { DisputePage, NormalizedDispute } from '../../src/processors/types.js';
 
 /** The mock processor's world: what mirroring, the demo and the bench rely on. */

@@ -4,7 +4,8 @@ import type { HttpAnswer, HttpCall, ProcessorHttp } from '../http.js';
 import { ProcessorError } from '../types.js';
 
 /**
- * PayPal's OAuth 2.0 client-credentials tokens (https://developer.paypal.com/api/rest/authentication/):
+ * Calls to PayPal's REST API (PaypalClient), and the tokens they carry (PaypalTokens): PayPal's OAuth 2.0
+ * client-credentials tokens (https://developer.paypal.com/api/rest/authentication/):
  * `POST /v1/oauth2/token` with HTTP Basic `client_id:client_secret` and `grant_type=client_credentials`
  * answers a Bearer token valid for `expires_in` seconds. PayPal asks callers to cache tokens rather than
  * fetch one per call, so tokens are kept per connected account until shortly before they expire, and a
@@ -98,7 +99,7 @@ function fingerprintOf(host: string, credentials: ClientCredentials): string {
  * Calls to PayPal's REST API for one account: each carries the account's Bearer token; a 401 (a token
  * PayPal revoked or expired early) drops it and sends the call once more with a fresh one.
  */
-export class PaypalSession {
+export class PaypalClient {
   constructor(
     readonly http: ProcessorHttp,
     readonly tokens: PaypalTokens,

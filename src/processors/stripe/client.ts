@@ -67,7 +67,7 @@ export interface EventQuery {
   createdFrom?: number;
 }
 
-export class StripeApi {
+export class StripeClient {
   readonly #http: ProcessorHttp;
   readonly #filesUrl: string;
   /** Read-only accounts gave dispute-level access only: their disputes come without the charge. */
