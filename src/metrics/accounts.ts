@@ -17,7 +17,7 @@ const secondsSincePolled = sql<number>`extract(epoch from now() - coalesce(
 
 /**
  * Seconds since each polled account's last successful poll (`last_polled_at`, written with the page that
- * moved its cursor, features/mirroring/pages.ts), on the database's clock. An account not yet polled counts from
+ * moved its cursor, features/mirroring/write.ts), on the database's clock. An account not yet polled counts from
  * when it was connected. Only active accounts of processors that are polled: a disabled one, or one whose
  * disputes arrive only by push or import, has no poll to be late.
  */

@@ -9,7 +9,7 @@ import { MockAdapter } from './mock/adapter.js';
 import { PaypalAdapter } from './paypal/adapter.js';
 import { StandaloneAdapter } from './standalone/adapter.js';
 import { StripeAdapter } from './stripe/adapter.js';
-import type { MirroringAdapter, ProcessorAdapter } from './types.js';
+import type { PollableAdapter, ProcessorAdapter } from './types.js';
 import { VantivAdapter } from './vantiv/adapter.js';
 import { WorldpayAdapter } from './worldpay/adapter.js';
 
@@ -22,11 +22,11 @@ export interface AdapterRegistry {
   forDispute(dispute: { source: string }): ProcessorAdapter;
   /** The adapter of a processor accounts can be connected to; throws UnknownAdapterError otherwise. */
   forProcessor(processor: string): ProcessorAdapter;
-  forAccount(account: { processor: string }): MirroringAdapter;
+  forAccount(account: { processor: string }): PollableAdapter;
   /** Whether accounts of this processor can be connected. */
   canConnect(processor: string): boolean;
   /** Whether accounts of this processor are polled: its adapter lists disputes. */
-  canMirror(processor: string): boolean;
+  canPoll(processor: string): boolean;
 }
 
 /**
@@ -95,9 +95,9 @@ export function createAdapterRegistry(
       if (!adapter.listDisputes) {
         throw new UnknownAdapterError(`no adapter lists disputes of '${account.processor}' accounts`);
       }
-      return adapter as MirroringAdapter;
+      return adapter as PollableAdapter;
     },
     canConnect: (processor) => Object.hasOwn(connectable, processor),
-    canMirror: (processor) => Object.hasOwn(connectable, processor) && polledProcessors.has(processor),
+    canPoll: (processor) => Object.hasOwn(connectable, processor) && polledProcessors.has(processor),
   };
 }

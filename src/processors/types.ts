@@ -177,7 +177,7 @@ export class ReportError extends Failure {
 }
 
 /** An adapter the mirror can poll. */
-export type MirroringAdapter = ProcessorAdapter & Required<Pick<ProcessorAdapter, 'listDisputes'>>;
+export type PollableAdapter = ProcessorAdapter & Required<Pick<ProcessorAdapter, 'listDisputes'>>;
 
 /** The connected account a listing is for, in plain values. */
 export interface AccountReference {

@@ -38,8 +38,8 @@ import { createDispute } from '../../src/features/disputes/create.js';
 import { sweepDeadlines } from '../../src/features/disputes/deadline-sweep.js';
 import { findDispute, type Tenant } from '../../src/features/disputes/records.js';
 import { generateTestDispute } from '../../src/features/disputes/test-mode.js';
-import { mirrorPage } from '../../src/features/mirroring/pages.js';
 import { importDisputeReport } from '../../src/features/mirroring/report-import.js';
+import { mirrorPage } from '../../src/features/mirroring/write.js';
 import {
   authInvalidationChannel,
   hashApiKey,

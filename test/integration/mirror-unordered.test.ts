@@ -2,14 +2,14 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/client.js';
 import { connectedAccounts, disputes, events } from '../../src/db/schema/index.js';
-import { mirrorDisputes, mirrorPage } from '../../src/features/mirroring/pages.js';
+import { mirrorDisputes, mirrorPage } from '../../src/features/mirroring/write.js';
 import { createOrganisation } from '../../src/features/organisations/organisations.js';
 import { normalizedDispute } from '../../src/processors/normalized.js';
 import type { NormalizedDispute } from '../../src/processors/types.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 /**
- * News without a cursor (processor pushes, report imports: features/mirroring/pages.ts) against
+ * News without a cursor (processor pushes, report imports: features/mirroring/write.ts) against
  * polled pages, and the client's charge of a read-only account, on real Postgres.
  */
 

@@ -7,8 +7,8 @@ import * as schema from '../../src/db/schema/index.js';
 import { connectedAccounts, disputes, events } from '../../src/db/schema/index.js';
 import { type DisputeState, processorOutcomeStates, serviceLocalStates } from '../../src/domain/states.js';
 import { type AccountRow, connectAccount } from '../../src/features/accounts/connected-accounts.js';
-import { mirrorPage } from '../../src/features/mirroring/pages.js';
 import { type PollOptions, pollAccount } from '../../src/features/mirroring/poll.js';
+import { mirrorPage } from '../../src/features/mirroring/write.js';
 import { createOrganisation } from '../../src/features/organisations/organisations.js';
 import { createQueueAccountScheduler } from '../../src/jobs/account-scheduler.js';
 import { openQueues, type Queues } from '../../src/jobs/catalog.js';
@@ -26,7 +26,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { redisUrl, testRedisPrefix } from '../helpers/services.js';
 
 /**
- * The mirror service (features/mirroring/pages.ts) driven the way the mirror job drives it (features/mirroring/poll.ts),
+ * Mirroring's writes (features/mirroring/write.ts) driven the way the mirror job drives it (features/mirroring/poll.ts),
  * against the mock processor's world, on real Postgres. The job around it is tested in mirror-job.test.ts.
  */
 

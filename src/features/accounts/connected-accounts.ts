@@ -190,7 +190,7 @@ export async function pollNow(
   const values = parse(accountKeyInput, input);
   const [account] = await deps.db.select().from(connectedAccounts).where(keyOf(values));
   if (!account) throw notConnected(values);
-  if (!deps.adapters.canMirror(account.processor)) {
+  if (!deps.adapters.canPoll(account.processor)) {
     throw new AccountError(`${account.processor} accounts are not polled: ${unpolledReason}`);
   }
   if (account.status !== 'active')
@@ -258,7 +258,7 @@ async function reschedule(
   deps: AccountDeps,
   account: { uid: string; processor: string; status: string; pollIntervalSeconds: number },
 ): Promise<ScheduleState> {
-  const polled = deps.adapters.canMirror(account.processor);
+  const polled = deps.adapters.canPoll(account.processor);
   try {
     await within(deps.scheduler.schedule({ ...account, polled }), redisWaitMs, 'Redis');
   } catch (error) {

@@ -6,11 +6,11 @@ import type { AdapterRegistry } from '../../processors/registry.js';
 import { ProcessorError } from '../../processors/types.js';
 import type { SecretBox } from '../../secrets.js';
 import { AccountUnusableError, connectionOf } from '../accounts/connections.js';
-import { mirrorPage } from './pages.js';
+import { mirrorPage } from './write.js';
 
 /**
  * One poll of a connected account (the mirror job's work): list the disputes changed since the account's
- * cursor, page by page, committing each page with its cursor (features/mirroring/pages.ts), until the processor
+ * cursor, page by page, committing each page with its cursor (features/mirroring/write.ts), until the processor
  * has no more or this run has done its share of pages; the next scheduled run goes on from the cursor.
  */
 
@@ -97,7 +97,7 @@ export async function pollAccount(
 }
 
 function usableAdapter(adapters: AdapterRegistry, processor: string) {
-  if (!adapters.canMirror(processor)) {
+  if (!adapters.canPoll(processor)) {
     throw new AccountUnusableError(`no adapter lists disputes of '${processor}' accounts`);
   }
   return adapters.forAccount({ processor });

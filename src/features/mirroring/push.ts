@@ -8,7 +8,7 @@ import type { AdapterRegistry } from '../../processors/registry.js';
 import { ProcessorError, PushRejectedError } from '../../processors/types.js';
 import type { SecretBox } from '../../secrets.js';
 import { AccountUnusableError, connectionOf } from '../accounts/connections.js';
-import { mirrorDisputes } from './pages.js';
+import { mirrorDisputes } from './write.js';
 
 /**
  * Processor push (`POST /processor-hooks/:processor/:account`): a processor's own webhook, verified with

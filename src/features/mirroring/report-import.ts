@@ -5,7 +5,7 @@ import type { Logger } from '../../logger.js';
 import type { AdapterRegistry } from '../../processors/registry.js';
 import { ReportError } from '../../processors/types.js';
 import { AccountError } from '../accounts/connected-accounts.js';
-import { type MirrorResult, mirrorDisputes } from './pages.js';
+import { type MirrorResult, mirrorDisputes } from './write.js';
 
 /**
  * `dispute import`: the dispute report a processor without a list call lets the merchant download (Amex's

@@ -5,7 +5,7 @@ import type { Tx } from '../../db/client.js';
 import { stateIn } from '../../db/schema/columns.js';
 import { disputes, organisations, templates } from '../../db/schema/index.js';
 import { statement } from '../../db/statements.js';
-import { mirrorEvents } from '../../domain/mirroring.js';
+import { changeEvents } from '../../domain/mirrored-changes.js';
 import { closedStates, processorOutcomeStates, serviceLocalStates } from '../../domain/states.js';
 import type { TemplateField, TemplateShape } from '../../domain/templates.js';
 import { processors } from '../../domain/vocabulary.js';
@@ -13,12 +13,11 @@ import type { NormalizedDispute } from '../../processors/types.js';
 import type { DisputeRow } from '../disputes/records.js';
 import { applyArrivalRules } from '../rules/arrival.js';
 import type { DisputeEvent } from '../webhooks/events.js';
-import type { MirrorAccount, MirrorOptions } from './pages.js';
+import type { MirrorAccount, MirrorOptions } from './write.js';
 
 /**
- * Mirroring: one page of a connected account's disputes, as its adapter listed them, written in one
- * transaction with the events it causes and the account's new cursor. Either the page, its events and
- * the cursor all commit, or none does, so a failed page is listed again from the same cursor.
+ * Mirroring's one upsert statement, and the lock of the stored rows it compares against: what a page of
+ * news writes into the disputes table, inside the transaction write.ts opens.
  *
  * The rules of mirroring (docs/architecture.md, "Mirroring") live in the one upsert statement, where they hold against concurrent
  * writers (the API, the submission worker) without a read-modify-write race:
@@ -211,7 +210,7 @@ export async function upsertPage(
   );
   const events: DisputeEvent[] = [];
   for (const { dispute, template } of arrived) {
-    for (const type of mirrorEvents({ inserted: true, previousState: null, state: dispute.state })) {
+    for (const type of changeEvents({ inserted: true, previousState: null, state: dispute.state })) {
       events.push({ type, dispute, template });
     }
   }
@@ -219,7 +218,7 @@ export async function upsertPage(
   for (const row of written) {
     if (row.inserted) continue;
     const was = previous.get(row.uid);
-    for (const type of mirrorEvents({
+    for (const type of changeEvents({
       inserted: false,
       previousState: was?.state ?? null,
       state: row.state,

@@ -66,7 +66,7 @@ const processor = 'vantiv';
 const hosts = { live: 'https://services.vantivcnp.com', test: 'https://www.testvantivcnp.com/sandbox' };
 /** chargebackUpdateRequest.note: at most 4,000 characters (chargeback-api-v2.1.xsd). */
 const noteLimit = 4000;
-/** The most disputes the mirror takes in one page (features/mirroring/pages.ts): a longer listing is read in parts. */
+/** The most disputes the mirror takes in one page (features/mirroring/write.ts): a longer listing is read in parts. */
 const partSize = 1000;
 /**
  * How far back a first poll reads activity days, after the cases waiting on the merchant. The networks give

@@ -1,4 +1,4 @@
-import { latestById } from '../../domain/mirroring.js';
+import { latestById } from '../../domain/mirrored-changes.js';
 import { type ReportRow, readReportRows } from '../report-files.js';
 import type { NormalizedDispute } from '../types.js';
 import {

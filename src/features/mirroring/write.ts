@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.js';
 import { connectedAccounts } from '../../db/schema/index.js';
 import { statement } from '../../db/statements.js';
-import { latestById } from '../../domain/mirroring.js';
+import { latestById } from '../../domain/mirrored-changes.js';
 import { serviceLocalStates } from '../../domain/states.js';
 import type { Logger } from '../../logger.js';
 import type { NormalizedDispute } from '../../processors/types.js';
@@ -10,8 +10,8 @@ import { recordDisputeEvents } from '../webhooks/events.js';
 import { lockStoredRows, type StoredRow, upsertPage } from './upsert.js';
 
 /**
- * Mirroring: pages of a connected account's disputes (a poll), and disputes a processor pushed or its
- * report holds, each written in one transaction with the events it causes (and, for a poll, the
+ * The transactions mirroring writes in: pages of a connected account's disputes (a poll), and disputes a
+ * processor pushed or its report holds, each written in one transaction with the events it causes (and, for a poll, the
  * account's new cursor). The rules of what is written are those of the one upsert statement (upsert.ts).
  */
 

@@ -1,6 +1,11 @@
 import { closedStates } from './states.js';
 
 /**
+ * The pure part of mirroring (copying a processor's disputes into this service's database): which news of
+ * an id counts, and what a written change reports.
+ */
+
+/**
  * What mirroring reports of one upserted dispute (docs/api.md, "Webhooks"). A new dispute is `dispute.created`;
  * a dispute whose processor-owned data changed is `dispute.updated`, and also `dispute.closed` when the
  * change took it into a closed state. A dispute that arrives already closed is only created: it never
@@ -10,14 +15,14 @@ import { closedStates } from './states.js';
  * Every change is `dispute.updated`, closing ones too: endpoints on versions before 2021-09-15 get
  * `dispute.closed` only for disputes this service submitted, and still hear of every other close this way.
  */
-export type MirrorEventType = 'dispute.created' | 'dispute.updated' | 'dispute.closed';
+export type ChangeEventType = 'dispute.created' | 'dispute.updated' | 'dispute.closed';
 
-export function mirrorEvents(change: {
+export function changeEvents(change: {
   inserted: boolean;
   /** The state before the change; null when unknown. */
   previousState: string | null;
   state: string;
-}): MirrorEventType[] {
+}): ChangeEventType[] {
   if (change.inserted) return ['dispute.created'];
   const closes = isClosed(change.state) && !(change.previousState !== null && isClosed(change.previousState));
   return closes ? ['dispute.updated', 'dispute.closed'] : ['dispute.updated'];

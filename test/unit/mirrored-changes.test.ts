@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { latestById, mirrorEvents } from '../../src/domain/mirroring.js';
+import { changeEvents, latestById } from '../../src/domain/mirrored-changes.js';
 
 /** What a mirrored change reports (docs/api.md, "Webhooks"), written out from the contract. */
-describe('mirrorEvents', () => {
+describe('changeEvents', () => {
   it.each([
     // inserted, previous state, state now, events
     [true, null, 'needs_response', ['dispute.created']],
@@ -18,7 +18,7 @@ describe('mirrorEvents', () => {
     [false, 'won', 'lost', ['dispute.updated']],
     [false, null, 'lost', ['dispute.updated', 'dispute.closed']],
   ] as const)('inserted %s, from %s to %s: %j', (inserted, previousState, state, expected) => {
-    expect(mirrorEvents({ inserted, previousState, state })).toEqual(expected);
+    expect(changeEvents({ inserted, previousState, state })).toEqual(expected);
   });
 });
 
