@@ -1,8 +1,19 @@
 import type { DisputeRecord } from '../../src/domain/disputes.js';
+import type { EvidencePackage } from '../../src/domain/evidence.js';
 import type { EvidenceDocumentInput, EvidenceTemplate } from '../../src/domain/evidence-document.js';
 import type { FieldType } from '../../src/domain/templates.js';
 
 /** Factories for the evidence document's tests and bench: a dispute, a template, and a full submission. */
+
+/** Evidence as submitted for a dispute that has none: no template, no fields, no items. */
+export const noEvidence: EvidencePackage = {
+  template: null,
+  fields: {},
+  products: [],
+  correspondence: [],
+  pastPayments: [],
+  referenceUrl: null,
+};
 
 /** A dispute with only what every dispute has; everything optional is absent. */
 export function bareDispute(overrides: Partial<DisputeRecord> = {}): DisputeRecord {

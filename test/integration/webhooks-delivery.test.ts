@@ -10,6 +10,7 @@ import {
 import { recordDisputeEvent } from '../../src/features/webhooks/events.js';
 import { enqueue } from '../../src/jobs/enqueue.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
+import { noEvidence } from '../helpers/evidence-documents.js';
 import {
   attemptRows,
   deliveryRow,
@@ -306,14 +307,7 @@ describe('fan-out', () => {
         status,
         adapter: 'mock',
         previousState: 'needs_response',
-        evidence: {
-          template: null,
-          fields: {},
-          products: [],
-          correspondence: [],
-          pastPayments: [],
-          referenceUrl: null,
-        },
+        evidence: noEvidence,
       });
     }
     for (const dispute of [untouched, submittedAt, succeeded, refused])

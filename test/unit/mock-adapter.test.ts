@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { ProcessorError, type SubmitEvidenceRequest } from '../../src/processors/types.js';
+import { noEvidence } from '../helpers/evidence-documents.js';
 
 function request(key: string, sha256: string): SubmitEvidenceRequest {
   return {
@@ -19,14 +20,7 @@ function request(key: string, sha256: string): SubmitEvidenceRequest {
       amount: 100,
       currency: 'usd',
     },
-    evidence: {
-      template: null,
-      fields: {},
-      products: [],
-      correspondence: [],
-      pastPayments: [],
-      referenceUrl: null,
-    },
+    evidence: noEvidence,
     response: {
       evidence: {},
       document: { id: 'doc_1', filename: 'response-dp_1.pdf', pdf: Buffer.from('%PDF-'), sha256 },
