@@ -1,4 +1,3 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { type AdapterContext, credentialProblem, openHttp, readCredentials } from '../connection.js';
 import type { ProcessorHttp } from '../http.js';
@@ -25,6 +24,7 @@ import {
   needsDetail,
   normalizeDispute,
 } from './mapping.js';
+import { readNotification } from './notifications.js';
 
 /**
  * Checkout.com, current platform (https://www.checkout.com/docs/risk-management/disputes/disputes-api).
@@ -68,7 +68,6 @@ const disputePage = z.object({
 const stagedEvidence = z.object({ additional_evidence_file: z.string().nullish() });
 const fileInfo = z.object({ id: z.string(), filename: z.string().nullish(), size: z.number().nullish() });
 const uploadedFile = z.object({ id: z.string().min(1) });
-const webhookEvent = z.object({ type: z.string(), data: z.object({ id: z.string().min(1) }).nullish() });
 
 /**
  * The listing cursor. `GET /disputes` pages by offset (`skip`) over disputes sorted by `last_update`,
@@ -209,12 +208,7 @@ export class CheckoutAdapter implements ProcessorAdapter {
     await http.send({ method: 'POST', path: `disputes/${encodeURIComponent(dispute.id)}/accept` });
   }
 
-  /**
-   * `Cko-Signature` is the hex HMAC-SHA256 of the raw body with the webhook action's signature key
-   * (https://www.checkout.com/docs/developer-resources/webhooks/manage-webhooks/set-up-your-webhook-receiver).
-   * A `dispute_*` event names its dispute in `data.id`, which is fetched again; other events say nothing
-   * about disputes.
-   */
+  /** A push verified with the account's signature key (notifications.ts) names a dispute to fetch. */
   async parsePush({ connection, headers, body }: PushRequest): Promise<PushResult> {
     const { webhook_signature_key: key } = readCredentials(processor, credentialsSchema, connection);
     if (!key) {
@@ -222,20 +216,7 @@ export class CheckoutAdapter implements ProcessorAdapter {
         'The account has no webhook_signature_key: Checkout.com pushes cannot be verified.',
       );
     }
-    const signature = headerValue(headers, 'cko-signature') ?? '';
-    const expected = createHmac('sha256', key).update(body).digest();
-    const given = /^[0-9a-f]{64}$/i.test(signature) ? Buffer.from(signature, 'hex') : Buffer.alloc(0);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      throw new PushRejectedError('The Cko-Signature header does not match the body.');
-    }
-    let event: z.infer<typeof webhookEvent>;
-    try {
-      event = webhookEvent.parse(JSON.parse(body.toString('utf8')));
-    } catch {
-      throw new PushRejectedError('The push is not a Checkout.com event.');
-    }
-    const id = event.type.startsWith('dispute_') ? event.data?.id : undefined;
-    return { refresh: id ? [id] : [], disputes: [] };
+    return readNotification(headers, body, key);
   }
 
   #open(connection: ProcessorConnection): ProcessorHttp {
@@ -342,9 +323,3 @@ const before = (timestamp: string, ms: number) => new Date(Date.parse(timestamp)
 /** The document's own name with the idempotency key in it: how a later attempt recognises it. */
 const documentName = (filename: string, idempotencyKey: string) =>
   `${filename.replace(/\.pdf$/i, '')}-${idempotencyKey}.pdf`;
-
-function headerValue(headers: PushRequest['headers'], name: string): string | undefined {
-  const entry = Object.entries(headers).find(([key]) => key.toLowerCase() === name);
-  const value = entry?.[1];
-  return Array.isArray(value) ? value[0] : value;
-}

@@ -1,4 +1,3 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { type AdapterContext, credentialProblem, readCredentials } from '../connection.js';
 import {
@@ -12,6 +11,7 @@ import {
   type SubmitEvidenceResult,
 } from '../types.js';
 import { disputeFromRecord, eventSchema, isDisputeEvent, recordOfEvent } from './mapping.js';
+import { verifySignature } from './notifications.js';
 import { readWorldpayReport } from './report.js';
 
 /**
@@ -98,28 +98,5 @@ export class WorldpayAdapter implements ProcessorAdapter {
 
   readReport(csv: string): NormalizedDispute[] {
     return readWorldpayReport(csv);
-  }
-}
-
-function verifySignature(
-  header: string | string[] | undefined,
-  body: Buffer,
-  credentials: z.infer<typeof credentialsSchema>,
-): void {
-  const signatures = (Array.isArray(header) ? header.join(',') : (header ?? ''))
-    .split(',')
-    .map((part) => part.trim().split('/'))
-    .filter((parts) => parts.length === 3);
-  if (signatures.length === 0) throw new PushRejectedError('no Event-Signature header');
-  const ours = signatures.find(
-    ([keyId, hash]) => keyId === credentials.webhook_key_id && hash?.toUpperCase() === 'SHA256',
-  );
-  if (!ours) {
-    throw new PushRejectedError(`no SHA256 signature under key id ${credentials.webhook_key_id}`);
-  }
-  const expected = createHmac('sha256', credentials.webhook_secret).update(body).digest();
-  const given = Buffer.from(ours[2] ?? '', 'hex');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    throw new PushRejectedError('the Event-Signature does not match the body');
   }
 }
