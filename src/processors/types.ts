@@ -176,7 +176,7 @@ export class ReportError extends Failure {
   readonly permanent = true;
 }
 
-/** An adapter the mirror can poll. */
+/** An adapter whose accounts are polled: it lists disputes (the registry's canPoll). */
 export type PollableAdapter = ProcessorAdapter & Required<Pick<ProcessorAdapter, 'listDisputes'>>;
 
 /** The connected account a listing is for, in plain values. */

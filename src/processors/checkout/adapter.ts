@@ -17,13 +17,8 @@ import type {
   SubmitEvidenceResult,
 } from '../types.js';
 import { ProcessorError, PushRejectedError } from '../types.js';
-import {
-  type CheckoutDispute,
-  checkoutDispute,
-  evidenceTextFields,
-  needsDetail,
-  normalizeDispute,
-} from './mapping.js';
+import { evidenceTextFields } from './evidence.js';
+import { type CheckoutDispute, checkoutDispute, needsDetail, normalizeDispute } from './mapping.js';
 import { readNotification } from './notifications.js';
 
 /**

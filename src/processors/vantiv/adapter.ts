@@ -15,6 +15,7 @@ import {
   type SubmitEvidenceRequest,
   type SubmitEvidenceResult,
 } from '../types.js';
+import { documentIdFor, noteFor } from './evidence.js';
 import {
   activityKey,
   answeredWith,
@@ -64,8 +65,6 @@ import {
  */
 const processor = 'vantiv';
 const hosts = { live: 'https://services.vantivcnp.com', test: 'https://www.testvantivcnp.com/sandbox' };
-/** chargebackUpdateRequest.note: at most 4,000 characters (chargeback-api-v2.1.xsd). */
-const noteLimit = 4000;
 /** The most disputes the mirror takes in one page (features/mirroring/write.ts): a longer listing is read in parts. */
 const partSize = 1000;
 /**
@@ -312,25 +311,6 @@ async function update(
     body: updateRequestXml(request),
   });
   readXml(http, answer, updateResponse);
-}
-
-/** The uploaded document's name: the same for every attempt of one submission. */
-export function documentIdFor(idempotencyKey: string): string {
-  return `rebuttal-${idempotencyKey.replace(/[^A-Za-z0-9_-]/g, '-')}.pdf`;
-}
-
-/**
- * The represent's note: the document's name first (how a later attempt recognises this one, kept by any
- * cut), then the evidence text and fields. The PDF holds the whole response; the note is cut to Vantiv's
- * limit.
- */
-export function noteFor(documentId: string, evidence: Record<string, string | number | boolean>): string {
-  const { uncategorized_text: text, ...fields } = evidence;
-  const lines = [`Rebuttal response document: ${documentId}`];
-  if (text !== undefined) lines.push(String(text));
-  for (const [name, value] of Object.entries(fields)) lines.push(`${name}: ${String(value)}`);
-  const note = lines.join('\n');
-  return note.length <= noteLimit ? note : `${note.slice(0, noteLimit - 1)}…`;
 }
 
 /** A case without a merchantId is the user's to see; one of another merchant is not this account's. */

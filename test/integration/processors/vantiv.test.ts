@@ -4,7 +4,8 @@ import {
   type ProcessorConnection,
   ProcessorError,
 } from '../../../src/processors/types.js';
-import { documentIdFor, noteFor, VantivAdapter } from '../../../src/processors/vantiv/adapter.js';
+import { VantivAdapter } from '../../../src/processors/vantiv/adapter.js';
+import { documentIdFor, noteFor } from '../../../src/processors/vantiv/evidence.js';
 import { FakeServer } from '../../fakes/harness.js';
 import { addDays, errorReply, startVantivFake, type VantivFake } from '../../fakes/vantiv.js';
 import { adapterContract, contractAccount, contractSubmission } from '../../helpers/adapter-contract.js';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { serviceLocalStates } from '../../../src/domain/states.js';
+import { evidenceTextFields } from '../../../src/processors/checkout/evidence.js';
 import {
   type CheckoutDispute,
   categoryReasons,
   checkoutDispute,
   checkoutStatuses,
-  evidenceTextFields,
   normalizeDispute,
   reasonOf,
   resolvedReasonStates,
