@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type QueueName, queueNames } from './jobs/names.js';
+import { type QueueName, queueNames } from './queue-names.js';
 
 /**
  * The one read of process.env. Every setting is documented in the configuration table (docs/operations.md, "Configuration") with its

@@ -1,11 +1,8 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { boardPath } from '../admin/board.js';
 import { boundingDatabaseWaits, requestDatabaseWaitMs } from '../db/bounded.js';
 import { documentPath } from '../documents/links.js';
 import { ApiError } from '../domain/errors.js';
 import type { Caller } from '../features/disputes/commands.js';
-import { metricsPath, type ServiceMetrics } from '../metrics/endpoint.js';
-import type { RouteTable } from '../metrics/http-requests.js';
 import { type AppDeps, type Endpoint, type RequestContext, requestReader } from './endpoint.js';
 import { authenticate, principalOf } from './middleware/auth.js';
 import { mergeInput, parseQueryString, readBody } from './middleware/body.js';
@@ -76,29 +73,36 @@ const healthPath = '/healthz';
 const readyPath = '/readyz';
 const processorHookPath = '/processor-hooks/:processor/:account';
 
-/** Every path the app routes, as patterns: the `route` label of its request metrics. */
-export const routeTable: RouteTable = {
-  routes: [
-    healthPath,
-    readyPath,
-    documentPath(':id'),
-    openApiPath,
-    processorHookPath,
-    ...new Set(endpoints.map((endpoint) => `/v1${endpoint.path}`)),
-    metricsPath,
-  ],
-  mounts: [boardPath],
-};
+/** The paths the API routes itself, as patterns: with the operators' pages, its request metrics' labels. */
+const apiRoutes = [
+  healthPath,
+  readyPath,
+  documentPath(':id'),
+  openApiPath,
+  processorHookPath,
+  ...new Set(endpoints.map((endpoint) => `/v1${endpoint.path}`)),
+];
+
+/**
+ * The operators' pages beside the API, plugged in by the process that serves them (src/service.ts), so the
+ * API knows neither Bull Board (admin/board.ts) nor the metrics (metrics/endpoint.ts).
+ */
+export interface OperatorPages {
+  admin?: { path: string; handler: RequestHandler };
+  metrics?: {
+    path: string;
+    /** Counts every request under its pattern: `routes` match a whole path, `mounts` a path and below. */
+    recordRequests(table: { routes: readonly string[]; mounts: readonly string[] }): RequestHandler;
+    endpoint: RequestHandler[];
+  };
+}
 
 /**
  * The HTTP application, without a listener (the server and the tests attach their own). Order matters:
  * request id and log line first (and the request metrics, when on), then TLS, key, rate limit, version,
  * body, and the endpoint; every failure on the way becomes the JSON error body.
  */
-export function createApp(
-  deps: AppDeps,
-  options: { admin?: RequestHandler; metrics?: ServiceMetrics } = {},
-): express.Express {
+export function createApp(deps: AppDeps, options: OperatorPages = {}): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -109,7 +113,8 @@ export function createApp(
   app.use(requestLog(deps.logger));
   if (options.metrics) {
     // The board's pages count under its mount only where it is served; elsewhere they are unknown paths.
-    app.use(options.metrics.recordRequests(options.admin ? routeTable : { ...routeTable, mounts: [] }));
+    const mounts = options.admin ? [options.admin.path] : [];
+    app.use(options.metrics.recordRequests({ routes: [...apiRoutes, options.metrics.path], mounts }));
   }
 
   // For load balancers and orchestrators: no key, no TLS needed (they reveal nothing).
@@ -159,11 +164,11 @@ export function createApp(
   }
   app.use('/v1', v1);
   // Bull Board (admin/board.ts), for operators: HTTPS like the API, with its own credentials.
-  if (options.admin) app.use(boardPath, requireHttps, options.admin);
+  if (options.admin) app.use(options.admin.path, requireHttps, options.admin.handler);
   // Prometheus metrics (metrics/endpoint.ts), behind the board's credentials.
   if (options.metrics) {
     app
-      .route(metricsPath)
+      .route(options.metrics.path)
       .get(requireHttps, ...options.metrics.endpoint)
       .all(methodNotAllowed(['GET']));
   }

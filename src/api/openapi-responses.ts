@@ -8,14 +8,13 @@ import { fieldTypes, type TemplateField } from '../domain/templates.js';
 import { apiVersions } from '../domain/versions.js';
 import { checks, kinds, processors, reasons } from '../domain/vocabulary.js';
 import { eventTypes } from '../domain/webhooks.js';
-import type { errorBody } from './middleware/errors.js';
+import type { deletedTemplateObject, templateObject } from '../features/templates/objects.js';
 import type {
-  deletedTemplateObject,
   deletedWebhookEndpointObject,
   eventObject,
-  templateObject,
   webhookEndpointObject,
-} from './serialize.js';
+} from '../features/webhooks/objects.js';
+import type { errorBody } from './middleware/errors.js';
 
 /**
  * The response objects as zod schemas, for the OpenAPI document only (api/openapi.ts): responses are made by

@@ -1,9 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { disputeBody } from '../api/serialize.js';
 import { loadConfig } from '../config.js';
 import type { Db } from '../db/client.js';
-import { disputePath } from '../domain/disputes.js';
+import { disputePath, toDisputeObject } from '../domain/disputes.js';
 import { type DisputeDeps, retrieveDispute } from '../features/disputes/commands.js';
 import type { DisputeRow, TemplateRow } from '../features/disputes/records.js';
 import { resubmitDispute } from '../features/disputes/resubmit.js';
@@ -49,7 +48,7 @@ function attemptJson(attempt: SubmissionAttempt) {
 async function showDispute(db: Db, found: { dispute: DisputeRow; template: TemplateRow | null }) {
   const attempts = await listSubmissionAttempts(db, found.dispute.uid);
   return {
-    dispute: disputeBody(found, disputePath(found.dispute.id)),
+    dispute: toDisputeObject(found.dispute, found.template, disputePath(found.dispute.id)),
     submissions: attempts.map(attemptJson),
   };
 }

@@ -1,7 +1,7 @@
 import type { Job, JobType } from 'bullmq';
 import { type Command, Option } from 'commander';
 import type { Queues } from '../jobs/catalog.js';
-import { type QueueName, queueNames } from '../jobs/names.js';
+import { type QueueName, queueNames } from '../queue-names.js';
 import type { CliIo } from './accounts.js';
 import { withQueues } from './queues.js';
 import { table } from './table.js';

@@ -1,10 +1,10 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { parseInput } from '../api/endpoint.js';
-import { templateObject } from '../api/serialize.js';
 import type { Db } from '../db/client.js';
+import { parseInput } from '../domain/parse-input.js';
 import { type CreateTemplateInput, createTemplateInput } from '../domain/templates.js';
 import type { TemplateRow, Tenant } from '../features/disputes/records.js';
+import { templateObject } from '../features/templates/objects.js';
 import { importTemplates, listTemplates, retrieveTemplate } from '../features/templates/templates.js';
 import type { CliIo } from './accounts.js';
 import { modeOption } from './options.js';

@@ -1,5 +1,4 @@
 import { type Command, Option } from 'commander';
-import { webhookEndpointObject } from '../api/serialize.js';
 import type { Db } from '../db/client.js';
 import { deliveryStatuses } from '../db/schema/webhooks.js';
 import { parseTimestamp } from '../domain/params.js';
@@ -11,6 +10,7 @@ import {
   redeliverDeliveries,
 } from '../features/webhooks/deliveries.js';
 import { type EndpointRow, listEndpoints } from '../features/webhooks/endpoints.js';
+import { webhookEndpointObject } from '../features/webhooks/objects.js';
 import type { CliIo } from './accounts.js';
 import { modeOption } from './options.js';
 import { table } from './table.js';

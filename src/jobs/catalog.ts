@@ -2,8 +2,8 @@ import { type JobsOptions, Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { z } from 'zod';
 import { type RetryPolicy, retryPolicies } from '../domain/retry-policy.js';
+import { type QueueName, queueNames } from '../queue-names.js';
 import { eachCopy, RedisWatch } from '../redis-watch.js';
-import { type QueueName, queueNames } from './names.js';
 
 /**
  * Every job this service runs, in one typed object: its queue, its payload schema, the id that makes a

@@ -1,11 +1,11 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Redis } from 'ioredis';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { basicAuth, signInGuard } from '../admin/board.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import type { Queues } from '../jobs/catalog.js';
 import type { Logger } from '../logger.js';
+import { basicAuth, signInGuard } from '../operator-sign-in.js';
 import { breakerStatesOf, mirrorLag } from './accounts.js';
 import { collectAll } from './collectors.js';
 import { type RouteTable, requestMetrics } from './http-requests.js';
@@ -14,11 +14,13 @@ import { deliveryOutcomes, submissionOutcomes } from './recorded-outcomes.js';
 
 export const metricsPath = '/metrics';
 
-/** What the app mounts (api/app.ts): the request counter first, the scrape endpoint at `metricsPath`. */
+/** What the app mounts (api/app.ts): the request counter first, the scrape endpoint at `path`. */
 export interface ServiceMetrics {
+  /** Where the scrape endpoint is served: `metricsPath`. */
+  path: string;
   /** Counts and times every request under its route pattern (`table`: the app's patterns). */
   recordRequests(table: RouteTable): RequestHandler;
-  /** `GET /metrics`: the operators' sign-in (admin/board.ts), then the scrape. */
+  /** `GET /metrics`: the operators' sign-in (src/operator-sign-in.ts), then the scrape. */
   endpoint: RequestHandler[];
 }
 
@@ -82,5 +84,5 @@ function serviceMetrics(deps: MetricsDeps, prefix: string, auth: RequestHandler)
     res.setHeader('Cache-Control', 'no-store');
     res.end(text);
   };
-  return { recordRequests, endpoint: [auth, scrape] };
+  return { path: metricsPath, recordRequests, endpoint: [auth, scrape] };
 }

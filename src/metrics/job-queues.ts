@@ -1,6 +1,6 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Queues } from '../jobs/catalog.js';
-import { queueNames } from '../jobs/names.js';
+import { queueNames } from '../queue-names.js';
 import type { Collector } from './collectors.js';
 
 /** The states BullMQ counts a queue's jobs in (`getJobCounts`), each reported even at 0. */

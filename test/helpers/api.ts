@@ -16,7 +16,6 @@ import {
   createOrganisation,
 } from '../../src/features/organisations/organisations.js';
 import { openQueues, type Queues } from '../../src/jobs/catalog.js';
-import type { QueueName } from '../../src/jobs/names.js';
 import { createQueueRefreshDispatcher } from '../../src/jobs/refresh-dispatcher.js';
 import { createQueueRemovalDispatcher } from '../../src/jobs/removal-dispatcher.js';
 import { createQueueSubmitter } from '../../src/jobs/submitter.js';
@@ -25,6 +24,7 @@ import { type RunningWorkers, startWorkers } from '../../src/jobs/workers/engine
 import { AccountGuards } from '../../src/processors/guard.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
+import type { QueueName } from '../../src/queue-names.js';
 import { RateLimiter } from '../../src/rate-limiter.js';
 import { readinessOf } from '../../src/readiness.js';
 import { connectRedis } from '../../src/redis.js';

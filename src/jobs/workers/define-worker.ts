@@ -3,6 +3,7 @@ import { Failure, isPermanent } from '../../domain/failure.js';
 import { decideRetry, type FailedTry, type RetryPolicy } from '../../domain/retry-policy.js';
 import { describeError, type Logger } from '../../logger.js';
 import { ProcessorError } from '../../processors/types.js';
+import type { QueueName } from '../../queue-names.js';
 import { eachCopy, type RedisWatch } from '../../redis-watch.js';
 import {
   type JobName,
@@ -12,7 +13,6 @@ import {
   type QueueSettings,
   workerConnection,
 } from '../catalog.js';
-import type { QueueName } from '../names.js';
 
 /**
  * A failure that retrying the same job cannot fix (a processor's refusal, a row that no longer allows the

@@ -1,6 +1,6 @@
 import type { Worker } from 'bullmq';
 import { describeError } from '../../logger.js';
-import type { QueueName } from '../names.js';
+import type { QueueName } from '../../queue-names.js';
 import { syncSchedules } from '../schedules.js';
 import { deadlineHandlers } from './deadline.js';
 import { type Handlers, startWorker } from './define-worker.js';

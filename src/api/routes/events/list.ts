@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { eventTypes } from '../../../domain/webhooks.js';
 import { listEvents } from '../../../features/webhooks/event-log.js';
+import { eventObject } from '../../../features/webhooks/objects.js';
 import { defineEndpoint } from '../../endpoint.js';
-import { eventObject, listJson } from '../../serialize.js';
+import { listJson } from '../../serialize.js';
 import { pageParams, toPageQuery } from '../params.js';
 
 const listEventsQuery = pageParams.and(z.object({ type: z.enum(eventTypes).optional() }));

@@ -1,6 +1,6 @@
 import { retrieveEvent } from '../../../features/webhooks/event-log.js';
+import { eventObject } from '../../../features/webhooks/objects.js';
 import { defineEndpoint } from '../../endpoint.js';
-import { eventObject } from '../../serialize.js';
 import { eventIdParameter } from '../params.js';
 
 export const retrieveEventEndpoint = defineEndpoint({

@@ -1,7 +1,7 @@
 import { createTemplateInput } from '../../../domain/templates.js';
+import { templateObject } from '../../../features/templates/objects.js';
 import { createTemplate } from '../../../features/templates/templates.js';
 import { defineEndpoint } from '../../endpoint.js';
-import { templateObject } from '../../serialize.js';
 
 export const createTemplateEndpoint = defineEndpoint({
   method: 'post',

@@ -1,6 +1,6 @@
+import { deletedTemplateObject } from '../../../features/templates/objects.js';
 import { deleteTemplate } from '../../../features/templates/templates.js';
 import { defineEndpoint } from '../../endpoint.js';
-import { deletedTemplateObject } from '../../serialize.js';
 import { templateIdParameter } from '../params.js';
 
 export const deleteTemplateEndpoint = defineEndpoint({

@@ -1,6 +1,7 @@
+import { templateObject } from '../../../features/templates/objects.js';
 import { listTemplates } from '../../../features/templates/templates.js';
 import { defineEndpoint } from '../../endpoint.js';
-import { listJson, templateObject } from '../../serialize.js';
+import { listJson } from '../../serialize.js';
 import { pageParams, toPageQuery } from '../params.js';
 
 export const listTemplatesEndpoint = defineEndpoint({

@@ -1,6 +1,6 @@
+import { templateObject } from '../../../features/templates/objects.js';
 import { retrieveTemplate } from '../../../features/templates/templates.js';
 import { defineEndpoint } from '../../endpoint.js';
-import { templateObject } from '../../serialize.js';
 import { templateIdParameter } from '../params.js';
 
 export const retrieveTemplateEndpoint = defineEndpoint({

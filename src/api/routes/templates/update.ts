@@ -1,7 +1,7 @@
 import { templateInput } from '../../../domain/templates.js';
+import { templateObject } from '../../../features/templates/objects.js';
 import { updateTemplate } from '../../../features/templates/templates.js';
 import { defineEndpoint } from '../../endpoint.js';
-import { templateObject } from '../../serialize.js';
 import { templateIdParameter } from '../params.js';
 
 export const updateTemplateEndpoint = defineEndpoint({

@@ -1,6 +1,6 @@
 import { deleteEndpoint } from '../../../features/webhooks/endpoints.js';
+import { deletedWebhookEndpointObject } from '../../../features/webhooks/objects.js';
 import { defineEndpoint } from '../../endpoint.js';
-import { deletedWebhookEndpointObject } from '../../serialize.js';
 import { webhookEndpointIdParameter } from '../params.js';
 
 export const deleteWebhookEndpointEndpoint = defineEndpoint({

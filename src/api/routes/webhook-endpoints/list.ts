@@ -1,6 +1,7 @@
 import { listEndpoints } from '../../../features/webhooks/endpoints.js';
+import { webhookEndpointObject } from '../../../features/webhooks/objects.js';
 import { defineEndpoint } from '../../endpoint.js';
-import { listJson, webhookEndpointObject } from '../../serialize.js';
+import { listJson } from '../../serialize.js';
 import { pageParams, toPageQuery } from '../params.js';
 
 export const listWebhookEndpointsEndpoint = defineEndpoint({

@@ -1,6 +1,6 @@
 import { retrieveEndpoint } from '../../../features/webhooks/endpoints.js';
+import { webhookEndpointObject } from '../../../features/webhooks/objects.js';
 import { defineEndpoint } from '../../endpoint.js';
-import { webhookEndpointObject } from '../../serialize.js';
 import { webhookEndpointIdParameter } from '../params.js';
 
 export const retrieveWebhookEndpointEndpoint = defineEndpoint({
