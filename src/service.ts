@@ -4,23 +4,14 @@ import type { AddressInfo } from 'node:net';
 import { boardFor } from './admin/board.js';
 import { createApp } from './api/app.js';
 import { answerClientErrors } from './api/client-errors.js';
+import { composeProcess } from './composition.js';
 import type { Config } from './config.js';
 import { runMigrations } from './db/migrate.js';
 import { type Demo, demoEnabled, prepareDemo } from './demo.js';
-import { DisputeObjectCache } from './features/disputes/object-cache.js';
-import { KeyResolver } from './features/organisations/authenticate.js';
-import { createQueueAccountScheduler } from './jobs/account-scheduler.js';
-import { createQueueRefreshDispatcher } from './jobs/refresh-dispatcher.js';
-import { createQueueRemovalDispatcher } from './jobs/removal-dispatcher.js';
-import { createQueueSubmitter } from './jobs/submitter.js';
 import { startWorkers } from './jobs/workers/engine.js';
 import { createLogger, type Logger } from './logger.js';
 import { metricsFor } from './metrics/endpoint.js';
 import { type OperatorCredentials, operatorCredentials } from './operators.js';
-import { RateLimiter } from './rate-limiter.js';
-import { readinessOf } from './readiness.js';
-import { connectRedis } from './redis.js';
-import { openRuntime } from './runtime.js';
 import { loadTls } from './tls.js';
 
 export interface RunningService {
@@ -46,41 +37,19 @@ export async function startService(
 ): Promise<RunningService> {
   const operators = await operatorCredentials(settings);
   const config = { ...settings, ADMIN_USER: operators?.user, ADMIN_PASSWORD: operators?.password };
-  const runtime = await openRuntime(config, logger);
-  const { database, queues } = runtime;
+  const system = await composeProcess(config, logger);
+  const { database, queues } = system;
   await runMigrations(database.db);
-  const keys = new KeyResolver(database, config.KEY_CACHE_SECONDS * 1000);
-  await keys.listen();
+  const api = await system.openApi();
   // Listening before the first submit request, so no job's completion can slip past its waiter; without
   // Redis the process serves what needs none (/healthz, reads) and the listener starts once Redis answers.
   await queues.watch.unlessAway(queues.events('submission').waitUntilReady());
-  const workers = await startWorkers(
-    { ...runtime, db: database.db, listen: database.listen },
-    config.WORKERS,
-  );
-  const redis = connectRedis(config.REDIS_URL, logger, queues.watch);
-  const app = createApp(
-    {
-      db: database.db,
-      keys,
-      rateLimiter: new RateLimiter(redis, config.QUEUE_PREFIX, config.RATE_LIMIT_PER_SECOND, logger),
-      adapters: runtime.adapters,
-      submitter: createQueueSubmitter({ db: database.db, queues, logger, waitMs: config.SUBMIT_WAIT_MS }),
-      removals: createQueueRemovalDispatcher({ queues, logger }),
-      refresher: createQueueRefreshDispatcher({ queues }),
-      readiness: readinessOf({ db: database.db, redis }),
-      disputeObjects: new DisputeObjectCache(),
-      logger,
-      trustProxy: config.TRUST_PROXY,
-      secrets: runtime.secrets,
-      links: runtime.links,
-      allowPrivateWebhooks: config.WEBHOOK_ALLOW_PRIVATE,
-    },
-    {
-      admin: boardFor(config, queues, redis, logger),
-      metrics: metricsFor(config, { db: database.db, queues, redis, logger }),
-    },
-  );
+  const workers = await startWorkers(system.engine, config.WORKERS);
+  // The operators' pages are this process's to plug in: the API itself knows neither.
+  const app = createApp(api.deps, {
+    admin: boardFor(config, queues, api.redis, logger),
+    metrics: metricsFor(config, { db: database.db, queues, redis: api.redis, logger }),
+  });
 
   const tls = await loadTls(config);
   const https = createHttpsServer({ cert: tls.cert, key: tls.key }, app);
@@ -93,10 +62,7 @@ export async function startService(
   if (http) logger.info({ port: httpPort }, 'plain HTTP listener: answers /v1 with 403 insecure_connection');
   // Once serving: a start that fails before (a port taken) makes no organisation whose keys nobody saw.
   const demo = demoEnabled(config)
-    ? await prepareDemo(
-        { ...runtime, db: database.db, scheduler: createQueueAccountScheduler(queues) },
-        config,
-      )
+    ? await prepareDemo({ ...system, db: database.db, scheduler: system.ports.scheduler }, config)
     : undefined;
 
   return {
@@ -113,9 +79,7 @@ export async function startService(
         http && closeServer(http),
         workers.close(config.SHUTDOWN_GRACE_SECONDS * 1000),
       ]);
-      await keys.close();
-      redis.disconnect();
-      await runtime.close();
+      await system.close();
     },
   };
 }

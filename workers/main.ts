@@ -1,7 +1,7 @@
+import { composeProcess } from '../src/composition.js';
 import { loadConfig } from '../src/config.js';
 import { startWorkers } from '../src/jobs/workers/engine.js';
 import { createLogger } from '../src/logger.js';
-import { openRuntime } from '../src/runtime.js';
 import { rootCause } from '../src/startup.js';
 
 /**
@@ -26,16 +26,13 @@ const config = (() => {
 const logger = createLogger(config.LOG_LEVEL);
 
 try {
-  const runtime = await openRuntime(config, logger);
-  const running = await startWorkers(
-    { ...runtime, db: runtime.database.db, listen: runtime.database.listen },
-    config.WORKERS,
-  );
+  const system = await composeProcess(config, logger);
+  const running = await startWorkers(system.engine, config.WORKERS);
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, async () => {
       logger.info({ signal }, 'stopping: finishing in-flight jobs');
       await running.close(config.SHUTDOWN_GRACE_SECONDS * 1000);
-      await runtime.close();
+      await system.close();
       logger.info('stopped');
       process.exit(0);
     });

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
+import { loadSecrets, queuePorts } from '../composition.js';
 import { loadConfig } from '../config.js';
 import type { Db } from '../db/client.js';
 import { processors } from '../domain/vocabulary.js';
@@ -14,10 +15,9 @@ import {
   type ScheduleState,
   updateAccount,
 } from '../features/accounts/connected-accounts.js';
-import { createQueueAccountScheduler } from '../jobs/account-scheduler.js';
 import { openQueues } from '../jobs/catalog.js';
 import { createAdapterRegistry } from '../processors/registry.js';
-import { loadAppSecret, SecretBox } from '../secrets.js';
+import { cliLogger } from './logger.js';
 import { modeOption } from './options.js';
 
 /**
@@ -33,10 +33,15 @@ export interface CliIo {
 /** A change to an account, with the queues open for its scheduler and closed (even on a dead Redis) after. */
 async function change<T>(io: CliIo, work: (deps: AccountDeps) => Promise<T>): Promise<T> {
   const config = loadConfig();
+  const logger = cliLogger(config);
   const queues = openQueues({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX });
   try {
     return await io.withDatabase((db) =>
-      work({ db, scheduler: createQueueAccountScheduler(queues), adapters: createAdapterRegistry() }),
+      work({
+        db,
+        scheduler: queuePorts({ db, queues, logger, config }).scheduler,
+        adapters: createAdapterRegistry(),
+      }),
     );
   } finally {
     await Promise.race([queues.close(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
@@ -117,8 +122,7 @@ export function registerAccountCommands(program: Command, io: CliIo): void {
           options.credentialsFile === undefined
             ? undefined
             : (await readFile(options.credentialsFile, 'utf8')).trim();
-        const secrets =
-          credentials === undefined ? undefined : new SecretBox(await loadAppSecret(loadConfig()));
+        const secrets = credentials === undefined ? undefined : (await loadSecrets(loadConfig())).secrets;
         const result = await change(io, (deps) =>
           connectAccount(
             { ...deps, secrets },

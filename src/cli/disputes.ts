@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { queuePorts } from '../composition.js';
 import { loadConfig } from '../config.js';
 import type { Db } from '../db/client.js';
 import { disputePath, toDisputeObject } from '../domain/disputes.js';
@@ -13,10 +14,9 @@ import {
   type SubmissionAttempt,
 } from '../features/submissions/attempts.js';
 import { jobCatalog } from '../jobs/catalog.js';
-import { createQueueSubmitter } from '../jobs/submitter.js';
-import { createLogger } from '../logger.js';
 import { createAdapterRegistry } from '../processors/registry.js';
 import type { CliIo } from './accounts.js';
+import { cliLogger } from './logger.js';
 import { modeOption } from './options.js';
 import { withQueues } from './queues.js';
 import { table } from './table.js';
@@ -91,13 +91,13 @@ function describeShown(shown: Awaited<ReturnType<typeof showDispute>>): string {
  */
 async function withDisputeService<T>(io: CliIo, work: (deps: DisputeDeps) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const logger = createLogger(config.LOG_LEVEL === 'silent' ? 'silent' : 'warn', process.stderr);
+  const logger = cliLogger(config);
   return withQueues((queues) =>
     io.withDatabase((db) =>
       work({
         db,
         adapters: createAdapterRegistry(),
-        submitter: createQueueSubmitter({ db, queues, logger, waitMs: config.SUBMIT_WAIT_MS }),
+        submitter: queuePorts({ db, queues, logger, config }).submitter,
         logger,
       }),
     ),

@@ -1,11 +1,12 @@
 import { type Command, Option } from 'commander';
+import { loadSecrets } from '../composition.js';
 import { loadConfig } from '../config.js';
 import {
   describeRequest,
   listPersonalDataRequests,
   readPersonalDataExport,
 } from '../features/personal-data/requests.js';
-import { loadAppSecret, SecretBox } from '../secrets.js';
+import type { SecretBox } from '../secrets.js';
 import type { CliIo } from './accounts.js';
 
 /**
@@ -15,7 +16,7 @@ import type { CliIo } from './accounts.js';
  */
 
 async function openSecrets(): Promise<SecretBox> {
-  return new SecretBox(await loadAppSecret(loadConfig()));
+  return (await loadSecrets(loadConfig())).secrets;
 }
 
 export function registerPrivacyCommands(program: Command, io: CliIo): void {

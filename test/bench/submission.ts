@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
+import { secretsFor } from '../../src/composition.js';
 import { loadConfig } from '../../src/config.js';
 import { connectDatabase } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
@@ -14,7 +15,6 @@ import { createQueueSubmitter } from '../../src/jobs/submitter.js';
 import { startWorkers } from '../../src/jobs/workers/engine.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
-import { secretsFor } from '../../src/runtime.js';
 import { dropKeys, ensurePostgres, ensureRedis, redisUrl } from '../helpers/services.js';
 import {
   createBenchDatabase,

@@ -3,6 +3,7 @@ import { createServer, Agent as HttpAgent } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { got } from 'got';
 import { pino } from 'pino';
+import { secretsFor } from '../../src/composition.js';
 import { loadConfig } from '../../src/config.js';
 import { connectDatabase } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
@@ -15,7 +16,6 @@ import { openQueues } from '../../src/jobs/catalog.js';
 import { startWorkers } from '../../src/jobs/workers/engine.js';
 import { seededRandom } from '../../src/processors/mock/random.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
-import { secretsFor } from '../../src/runtime.js';
 import { dropKeys, ensurePostgres, ensureRedis, redisUrl } from '../helpers/services.js';
 import {
   createBenchDatabase,

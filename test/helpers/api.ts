@@ -7,28 +7,18 @@ import { boardFor } from '../../src/admin/board.js';
 import { createApp } from '../../src/api/app.js';
 import { answerClientErrors } from '../../src/api/client-errors.js';
 import type { AppDeps } from '../../src/api/endpoint.js';
+import { composeProcess } from '../../src/composition.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { connectDatabase } from '../../src/db/client.js';
-import { DisputeObjectCache } from '../../src/features/disputes/object-cache.js';
-import { KeyResolver } from '../../src/features/organisations/authenticate.js';
 import {
   type CreatedOrganisation,
   createOrganisation,
 } from '../../src/features/organisations/organisations.js';
-import { openQueues, type Queues } from '../../src/jobs/catalog.js';
-import { createQueueRefreshDispatcher } from '../../src/jobs/refresh-dispatcher.js';
-import { createQueueRemovalDispatcher } from '../../src/jobs/removal-dispatcher.js';
-import { createQueueSubmitter } from '../../src/jobs/submitter.js';
+import type { Queues } from '../../src/jobs/catalog.js';
 import type { EngineDeps } from '../../src/jobs/workers/deps.js';
 import { type RunningWorkers, startWorkers } from '../../src/jobs/workers/engine.js';
-import { AccountGuards } from '../../src/processors/guard.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
-import { createAdapterRegistry } from '../../src/processors/registry.js';
 import type { QueueName } from '../../src/queue-names.js';
-import { RateLimiter } from '../../src/rate-limiter.js';
-import { readinessOf } from '../../src/readiness.js';
-import { connectRedis } from '../../src/redis.js';
-import { secretsFor } from '../../src/runtime.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { dropKeys, redisUrl, testRedisPrefix } from './services.js';
 import { testTls } from './tls.js';
@@ -110,45 +100,16 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     JOB_LOCK_SECONDS: '5',
     DEADLINE_SWEEP_SECONDS: '3600',
     SHUTDOWN_GRACE_SECONDS: '5',
+    // A generous limit, so no test but the rate-limit tests meets it.
+    RATE_LIMIT_PER_SECOND: '10000',
     ...options.env,
   });
-  const keys = new KeyResolver(served, 30_000);
-  await keys.listen();
   const mock = options.mock ?? new MockAdapter();
-  const redis = connectRedis(config.REDIS_URL, logger);
-  const adapters = createAdapterRegistry({
-    mock,
-    context: { logger, guards: new AccountGuards(redis, prefix, logger) },
-  });
-  const queues = openQueues({ redisUrl: config.REDIS_URL, prefix });
+  const system = await composeProcess(config, logger, { database: served, mock });
+  const { deps, redis } = await system.openApi();
+  const { queues, engine } = system;
   await queues.events('submission').waitUntilReady();
-  const engine: EngineDeps = {
-    db: served.db,
-    listen: served.listen,
-    queues,
-    adapters,
-    ...secretsFor(config.APP_SECRET ?? '', config),
-    logger,
-    config,
-  };
   const workers = await startWorkers(engine, options.workers ?? config.WORKERS);
-  const deps: AppDeps = {
-    db: served.db,
-    keys,
-    // A generous limit, so no test but the rate-limit tests meets it; a key prefix of this file's own.
-    rateLimiter: new RateLimiter(redis, prefix, 10_000, logger),
-    adapters,
-    submitter: createQueueSubmitter({ db: served.db, queues, logger, waitMs: config.SUBMIT_WAIT_MS }),
-    removals: createQueueRemovalDispatcher({ queues, logger }),
-    refresher: createQueueRefreshDispatcher({ queues }),
-    readiness: readinessOf({ db: served.db, redis }),
-    disputeObjects: new DisputeObjectCache(),
-    logger,
-    trustProxy: false,
-    secrets: engine.secrets,
-    links: engine.links,
-    allowPrivateWebhooks: config.WEBHOOK_ALLOW_PRIVATE,
-  };
   const app = createApp(deps, { admin: boardFor(config, queues, redis, logger) });
   const tls = await testTls();
   const https = createHttpsServer({ cert: tls.cert, key: tls.key }, app);
@@ -174,9 +135,7 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     async close() {
       agent.destroy();
       await Promise.all([closeServer(https), closeServer(http), workers.close(1000)]);
-      await keys.close();
-      await queues.close();
-      redis.disconnect();
+      await system.close();
       await dropKeys(config.REDIS_URL, prefix);
       if (served !== db) await served.close();
       await db.drop();

@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { secretsFor } from '../../src/composition.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { type Database, type Db, openDatabase } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
@@ -88,7 +89,6 @@ import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { MockDisputeWorld } from '../../src/processors/mock/world.js';
 import { normalizedDispute } from '../../src/processors/normalized.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
-import { secretsFor } from '../../src/runtime.js';
 import { AmexFake } from '../fakes/amex.js';
 import { dropKeys, redisUrl, testRedisPrefix } from '../helpers/services.js';
 

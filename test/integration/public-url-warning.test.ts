@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { composeProcess } from '../../src/composition.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import { openRuntime } from '../../src/runtime.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { dropKeys, redisUrl, testRedisPrefix } from '../helpers/services.js';
 
@@ -36,8 +36,8 @@ async function startLines(workers: string): Promise<{ level: number; msg: string
     APP_SECRET: 'test-app-secret-of-at-least-32-characters',
     WORKERS: workers,
   });
-  const runtime = await openRuntime(config, createLogger('info', sink));
-  await runtime.close();
+  const system = await composeProcess(config, createLogger('info', sink));
+  await system.close();
   return lines.map(({ level, msg }) => ({ level, msg }));
 }
 
