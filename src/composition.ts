@@ -31,9 +31,9 @@ import { watchRedis } from './redis-watch.js';
 import { loadAppSecret, SecretBox } from './secrets.js';
 
 /**
- * The composition root: the one place that chooses the implementations the processes run with, from
- * the configuration (docs/architecture.md, "Processes"). The web process, the worker process, the CLI
- * and the tests all take their dependencies from here, so a port gains an implementation in one place.
+ * The composition root: the one place that chooses the implementations the processes run with, from the
+ * configuration. The web process, the worker process, the CLI and the tests take their dependencies from
+ * here, so a port gains an implementation in one place (docs/architecture.md, "The intended direction").
  */
 
 /** The queue-backed implementations of the features' ports (docs/architecture.md, "The intended direction"). */
