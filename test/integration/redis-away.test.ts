@@ -114,6 +114,8 @@ const outages = (running: ServiceProcess) =>
   logLines(running, /^Redis is (away|back)/).map((line) => (line.msg === awayMessage ? 'away' : 'back'));
 
 async function submitted(id: string): Promise<void> {
+  // The API in this process is wired as the web process is: it too enqueues once its connections are back.
+  await expect.poll(() => api.queues.watch.away, { timeout: 20_000 }).toBe(false);
   const response = await api.call('POST', `/v1/disputes/${id}/submit`, { key: tenant.key });
   expect(response.status, response.text).toBe(202);
   await expect
