@@ -2,7 +2,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { boundingDatabaseWaits, requestDatabaseWaitMs } from '../db/bounded.js';
 import { documentPath } from '../documents/links.js';
 import { ApiError } from '../domain/errors.js';
-import type { Caller } from '../features/disputes/commands.js';
+import type { Caller } from '../features/tenancy.js';
 import { type AppDeps, type Endpoint, type RequestContext, requestReader } from './endpoint.js';
 import { authenticate, principalOf } from './middleware/auth.js';
 import { mergeInput, parseQueryString, readBody } from './middleware/body.js';

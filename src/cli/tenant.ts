@@ -1,7 +1,7 @@
 import type { Db } from '../db/client.js';
 import { isApiVersion, latestVersion } from '../domain/versions.js';
-import type { Caller } from '../features/disputes/commands.js';
 import { getOrganisationSettings } from '../features/organisations/organisations.js';
+import type { Caller } from '../features/tenancy.js';
 
 export type Mode = 'test' | 'live';
 

@@ -29,15 +29,10 @@ import { createInput, testDisputeInput } from '../../src/domain/dispute-input.js
 import { createTemplateInput } from '../../src/domain/templates.js';
 import { createEndpointInput } from '../../src/domain/webhooks.js';
 import { connectAccount } from '../../src/features/accounts/connected-accounts.js';
-import {
-  acceptDispute,
-  type Caller,
-  type DisputeDeps,
-  updateDispute,
-} from '../../src/features/disputes/commands.js';
+import { acceptDispute, type DisputeDeps, updateDispute } from '../../src/features/disputes/commands.js';
 import { createDispute } from '../../src/features/disputes/create.js';
 import { sweepDeadlines } from '../../src/features/disputes/deadline-sweep.js';
-import { findDispute, type Tenant } from '../../src/features/disputes/records.js';
+import { findDispute } from '../../src/features/disputes/records.js';
 import { generateTestDispute } from '../../src/features/disputes/test-mode.js';
 import { importDisputeReport } from '../../src/features/mirroring/report-import.js';
 import { mirrorPage } from '../../src/features/mirroring/write.js';
@@ -72,6 +67,7 @@ import {
   retrieveTemplate,
   updateTemplate,
 } from '../../src/features/templates/templates.js';
+import type { Caller, Tenant } from '../../src/features/tenancy.js';
 import { webhookDeliverer } from '../../src/features/webhooks/deliver.js';
 import { redeliverDeliveries } from '../../src/features/webhooks/deliveries.js';
 import { createEndpoint, deleteEndpoint, recordTestEvent } from '../../src/features/webhooks/endpoints.js';

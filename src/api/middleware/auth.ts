@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from '../../domain/errors.js';
-import type { KeyResolver, Principal } from '../../features/organisations/authenticate.js';
+import type { KeyResolver } from '../../features/organisations/authenticate.js';
+import type { Principal } from '../../features/tenancy.js';
 
 /** HTTP Basic with the API key as user name and an empty password (docs/api.md, "Conventions"). */
 export function authenticate(keys: KeyResolver) {

@@ -8,14 +8,14 @@ import { disputeFacts } from '../../domain/rules.js';
 import { type Action, type DisputeState, decide } from '../../domain/states.js';
 import { submitProblem } from '../../domain/submittable.js';
 import { checkFieldValues, mergeFields } from '../../domain/templates.js';
-import { type ApiVersion, isOn } from '../../domain/versions.js';
+import { isOn } from '../../domain/versions.js';
 import type { Logger } from '../../logger.js';
 import type { AdapterRegistry } from '../../processors/registry.js';
 import { accountOfDispute } from '../accounts/connections.js';
-import type { Principal } from '../organisations/authenticate.js';
 import { acceptedByRules } from '../rules/rules.js';
 import type { Submitter } from '../submissions/port.js';
 import { prepareSubmission } from '../submissions/prepare.js';
+import type { Caller } from '../tenancy.js';
 import { recordDisputeEvent } from '../webhooks/events.js';
 import { type DisputeRow, findDispute, loadTemplate, lockDispute, type TemplateRow } from './records.js';
 
@@ -32,11 +32,6 @@ export interface DisputeDeps {
   now?: () => Date;
   /** Where arrival rules warn of a template that no longer exists. */
   logger?: Logger;
-}
-
-/** Who asks, and under which API version (the request's header or the organisation's default). */
-export interface Caller extends Principal {
-  version: ApiVersion;
 }
 
 export interface DisputeOutcome {

@@ -7,10 +7,10 @@ import { submitProblem } from '../../domain/submittable.js';
 import { checkFieldValues, mergeFields } from '../../domain/templates.js';
 import { applyArrivalRules } from '../rules/arrival.js';
 import { prepareSubmission } from '../submissions/prepare.js';
+import type { Caller } from '../tenancy.js';
 import { recordDisputeEvent } from '../webhooks/events.js';
 import {
   afterCommit,
-  type Caller,
   type DisputeDeps,
   type DisputeOutcome,
   now,

@@ -4,8 +4,7 @@ import { beyond, type PageQuery, pageOrder, planPage } from '../../db/paging.js'
 import { preparedFor } from '../../db/prepared.js';
 import { disputes, templates } from '../../db/schema/index.js';
 import type { DisputeState } from '../../domain/states.js';
-import type { Caller } from './commands.js';
-import { ownedBy } from './records.js';
+import { type Caller, ownedBy } from '../tenancy.js';
 
 export interface ListQuery extends PageQuery {
   states?: DisputeState[];

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client.js';
 import { toDisputeObject } from '../../domain/disputes.js';
-import type { Caller } from './commands.js';
+import type { Caller } from '../tenancy.js';
 import { type DisputeStamp, type ListQuery, listDisputes } from './list.js';
 import { loadDisputes } from './records.js';
 

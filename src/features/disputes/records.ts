@@ -1,21 +1,12 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Db, Tx } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import { disputes, templates } from '../../db/schema/index.js';
 import { notFound } from '../../domain/errors.js';
+import { ownedBy, type Tenant } from '../tenancy.js';
 
 export type DisputeRow = typeof disputes.$inferSelect;
 export type TemplateRow = typeof templates.$inferSelect;
-
-/** A tenant: every read and write of client data is scoped to one organisation in one mode. */
-export interface Tenant {
-  orgId: string;
-  livemode: boolean;
-}
-
-export const ownedBy = <T extends { orgId: AnyPgColumn; livemode: AnyPgColumn }>(table: T, tenant: Tenant) =>
-  and(eq(table.orgId, tenant.orgId), eq(table.livemode, tenant.livemode));
 
 /** Joins a dispute to the template it names, within the dispute's own tenant. */
 export const templateOfDispute = and(

@@ -1,13 +1,8 @@
 import { submitInput } from '../../domain/dispute-input.js';
 import { type DisputeState, decide } from '../../domain/states.js';
 import { listSubmissionAttempts } from '../submissions/attempts.js';
-import {
-  type Caller,
-  type DisputeDeps,
-  type DisputeOutcome,
-  retrieveDispute,
-  submitDispute,
-} from './commands.js';
+import type { Caller } from '../tenancy.js';
+import { type DisputeDeps, type DisputeOutcome, retrieveDispute, submitDispute } from './commands.js';
 
 /**
  * Submits a dispute again after its last submission failed (`dispute resubmit` in the CLI): the failed

@@ -5,8 +5,9 @@ import type { TestDisputeInput } from '../../domain/dispute-input.js';
 import { ApiError } from '../../domain/errors.js';
 import { sampleDisputeValues } from '../../domain/sample-disputes.js';
 import { applyArrivalRules } from '../rules/arrival.js';
+import type { Caller } from '../tenancy.js';
 import { recordDisputeEvent } from '../webhooks/events.js';
-import type { Caller, DisputeOutcome } from './commands.js';
+import type { DisputeOutcome } from './commands.js';
 
 /**
  * Realistic random test-mode disputes (`source: mock`), answered by the mock processor, so that an

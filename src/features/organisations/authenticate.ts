@@ -2,16 +2,9 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import { apiKeys, organisations } from '../../db/schema/index.js';
-import { type ApiVersion, isApiVersion, latestVersion } from '../../domain/versions.js';
+import { isApiVersion, latestVersion } from '../../domain/versions.js';
+import type { Principal } from '../tenancy.js';
 import { authInvalidationChannel, hashApiKey, hashesEqual, looksLikeApiKey } from './api-keys.js';
-
-/** Who is calling: one organisation in one mode, with the organisation's settings requests need. */
-export interface Principal {
-  orgId: string;
-  livemode: boolean;
-  apiVersion: ApiVersion;
-  queueLeadMinutes: number;
-}
 
 interface Cached {
   principal: Principal;

@@ -17,8 +17,8 @@ import {
 import { sameJson } from '../../domain/redaction.js';
 import { newId } from '../../ids.js';
 import type { SecretBox } from '../../secrets.js';
-import { ownedBy, type Tenant } from '../disputes/records.js';
 import { rerenderDocuments } from '../responses/documents.js';
+import { ownedBy, type Tenant } from '../tenancy.js';
 import type { PersonalDataRequestRow } from './requests.js';
 import { lockPerson, now, type PersonalDataDeps, personHashes, recordRequest } from './retrieval.js';
 import { findHeld, type Held } from './search.js';

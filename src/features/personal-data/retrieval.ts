@@ -5,7 +5,8 @@ import { formatTimestamp, toDisputeObject } from '../../domain/disputes.js';
 import { type Person, personOf, type RetrieveInput } from '../../domain/personal-data.js';
 import { newId } from '../../ids.js';
 import type { SecretBox } from '../../secrets.js';
-import { loadTemplates, type Tenant } from '../disputes/records.js';
+import { loadTemplates } from '../disputes/records.js';
+import type { Tenant } from '../tenancy.js';
 import type { PersonalDataRequestRow } from './requests.js';
 import { findHeld } from './search.js';
 

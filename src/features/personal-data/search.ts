@@ -11,7 +11,8 @@ import {
   type Person,
 } from '../../domain/personal-data.js';
 import { containsDeep } from '../../domain/redaction.js';
-import { type DisputeRow, ownedBy, type Tenant } from '../disputes/records.js';
+import type { DisputeRow } from '../disputes/records.js';
+import { ownedBy, type Tenant } from '../tenancy.js';
 
 /** Where a person is held in one tenant: the rows a personal data request exports or redacts. */
 

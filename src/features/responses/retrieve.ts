@@ -2,7 +2,8 @@ import { desc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { disputes, documents } from '../../db/schema/index.js';
 import { ApiError } from '../../domain/errors.js';
-import { type DisputeRow, findDispute, type Tenant } from '../disputes/records.js';
+import { type DisputeRow, findDispute } from '../disputes/records.js';
+import type { Tenant } from '../tenancy.js';
 
 /**
  * The response package of a dispute (docs/api.md, "Endpoints"): the evidence and PDF of its latest submission,

@@ -12,9 +12,9 @@ import {
   ruleConditions,
 } from '../../domain/rules.js';
 import type { Logger } from '../../logger.js';
-import { ownedBy, type Tenant } from '../disputes/records.js';
 import type { Mode } from '../organisations/api-keys.js';
 import { findMissingTemplates } from '../templates/templates.js';
+import { ownedBy, type Tenant } from '../tenancy.js';
 
 /**
  * An organisation's workflow rules, per mode: replaced whole from a rule file (`rules set`), listed, and

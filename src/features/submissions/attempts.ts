@@ -2,7 +2,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { disputes, submissions } from '../../db/schema/index.js';
 import type { SubmissionStatus } from '../../db/schema/submissions.js';
-import { ownedBy, type Tenant } from '../disputes/records.js';
+import { ownedBy, type Tenant } from '../tenancy.js';
 import { failureReason } from './records.js';
 
 /**

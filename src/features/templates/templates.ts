@@ -4,7 +4,8 @@ import { type PageQuery, planPage } from '../../db/paging.js';
 import { templates } from '../../db/schema/index.js';
 import { ApiError, notFound } from '../../domain/errors.js';
 import type { CreateTemplateInput, TemplateInput } from '../../domain/templates.js';
-import { ownedBy, type TemplateRow, type Tenant } from '../disputes/records.js';
+import type { TemplateRow } from '../disputes/records.js';
+import { ownedBy, type Tenant } from '../tenancy.js';
 
 /** Templates CRUD (docs/api.md, "Templates and response documents"): each template belongs to one organisation and mode. */
 

@@ -3,7 +3,7 @@ import type { Db } from '../../db/client.js';
 import { anyOf } from '../../db/schema/columns.js';
 import { events, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.js';
 import type { deliveryStatuses } from '../../db/schema/webhooks.js';
-import { ownedBy, type Tenant } from '../disputes/records.js';
+import { ownedBy, type Tenant } from '../tenancy.js';
 import { restartDeliveries } from './event-log.js';
 
 /**

@@ -8,7 +8,7 @@ import type { ApiVersion } from '../../domain/versions.js';
 import type { CreateEndpointInput, UpdateEndpointInput } from '../../domain/webhooks.js';
 import { idPrefixes, newId } from '../../ids.js';
 import type { SecretBox } from '../../secrets.js';
-import { ownedBy, type Tenant } from '../disputes/records.js';
+import { ownedBy, type Tenant } from '../tenancy.js';
 import { notifyEvents } from './events.js';
 
 /** Webhook endpoints CRUD and test events (docs/api.md, "Webhooks"): each belongs to one organisation and mode. */

@@ -5,7 +5,7 @@ import { anyOf } from '../../db/schema/columns.js';
 import { events, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.js';
 import { notFound } from '../../domain/errors.js';
 import type { EventType } from '../../domain/webhooks.js';
-import { ownedBy, type Tenant } from '../disputes/records.js';
+import { ownedBy, type Tenant } from '../tenancy.js';
 import { notifyEvents } from './events.js';
 
 /** The event log (docs/api.md, "Webhooks"): events newest first, each with how its deliveries went. */
