@@ -34,8 +34,23 @@ export interface DisputeDeps {
   logger?: Logger;
 }
 
+/**
+ * What a command did, in the dispute's terms: `held` is a submit or queue the state table or an accept rule
+ * held, `in_progress` a submission whose processor call outlived the wait, `unchanged` an accept of an
+ * accepted dispute. The API answers each with its status (docs/api.md, "Endpoints").
+ */
+export type Outcome =
+  | 'created'
+  | 'updated'
+  | 'queued'
+  | 'held'
+  | 'submitted'
+  | 'in_progress'
+  | 'accepted'
+  | 'unchanged';
+
 export interface DisputeOutcome {
-  status: 200 | 201 | 202;
+  outcome: Outcome;
   dispute: DisputeRow;
   template: TemplateRow | null;
 }
@@ -61,7 +76,7 @@ export async function updateDispute(deps: DisputeDeps, caller: Caller, id: strin
     }
     const updated = await write(tx, dispute, change);
     if (updated.state !== dispute.state) await recordDisputeEvent(tx, 'dispute.updated', updated, template);
-    return { status: 200, dispute: updated, template };
+    return { outcome: 'updated', dispute: updated, template };
   });
 }
 
@@ -79,12 +94,18 @@ export async function submitDispute(
     'submit',
     input,
     async ({ tx, dispute, template, change, decision }) => {
-      if (decision === 'hold') return { status: 202, dispute: await write(tx, dispute, change), template };
+      if (decision === 'hold')
+        return { outcome: 'held', dispute: await write(tx, dispute, change), template };
       const refusal = submitProblem({ ...dispute, ...change }, template, now(deps));
       if (refusal) return refuseAfterSaving(tx, dispute, change, refusal);
       const saved = await write(tx, dispute, change);
       const prepared = await prepareSubmission(tx, saved, deps.adapters.forDispute(saved).name);
-      return { status: 201, dispute: prepared.dispute, template, submissionId: prepared.submissionId };
+      return {
+        outcome: 'submitted',
+        dispute: prepared.dispute,
+        template,
+        submissionId: prepared.submissionId,
+      };
     },
   );
 }
@@ -97,13 +118,14 @@ async function queueDispute(deps: DisputeDeps, caller: Caller, id: string, input
     'queue',
     input,
     async ({ tx, dispute, template, change, decision }) => {
-      if (decision === 'hold') return { status: 202, dispute: await write(tx, dispute, change), template };
+      if (decision === 'hold')
+        return { outcome: 'held', dispute: await write(tx, dispute, change), template };
       const refusal = submitProblem({ ...dispute, ...change }, template, now(deps));
       if (refusal) return refuseAfterSaving(tx, dispute, change, refusal);
       const at = submitAt(dispute.dueBy, caller.queueLeadMinutes, now(deps));
       const queued = await write(tx, dispute, { ...change, state: 'queued', submitAt: at });
       await recordDisputeEvent(tx, 'dispute.updated', queued, template);
-      return { status: 200, dispute: queued, template };
+      return { outcome: 'queued', dispute: queued, template };
     },
   );
 }
@@ -116,12 +138,12 @@ export async function acceptDispute(deps: DisputeDeps, caller: Caller, id: strin
     'accept',
     {},
     async ({ tx, dispute, template, change, decision }) => {
-      if (decision === 'unchanged') return { status: 200, dispute, template };
+      if (decision === 'unchanged') return { outcome: 'unchanged', dispute, template };
       // Accepting is bookkeeping here: nothing goes to the processor, and a queued submission is dropped.
       Object.assign(change, { state: 'accepted', submitAt: null });
       const updated = await write(tx, dispute, change);
       await recordDisputeEvent(tx, 'dispute.updated', updated, template);
-      return { status: 200, dispute: updated, template };
+      return { outcome: 'accepted', dispute: updated, template };
     },
   );
 }
@@ -162,12 +184,12 @@ async function inTransaction(
     const { change, template } = await checkEvidence(tx, caller, dispute, stored, input);
     if (action !== 'accept') await requireChargeWhenReadOnly(tx, { ...dispute, ...change });
     if (await acceptedByRule(tx, caller, action, dispute, change, input.force ?? false, now(deps))) {
-      // The client's parameters are saved with the acceptance; a submit or queue is held (202) as an
-      // accepted dispute's is from 2020-02-28, and a queued dispute loses its pending submission.
+      // The client's parameters are saved with the acceptance; a submit or queue is held as an accepted
+      // dispute's is from 2020-02-28, and a queued dispute loses its pending submission.
       const accepted = await write(tx, dispute, { ...change, state: 'accepted', submitAt: null });
       await recordDisputeEvent(tx, 'dispute.updated', accepted, template);
-      const status = action === 'update' ? 200 : 202;
-      return { result: { status, dispute: accepted, template } satisfies StepResult, before: dispute };
+      const outcome = action === 'update' ? 'updated' : 'held';
+      return { result: { outcome, dispute: accepted, template } satisfies StepResult, before: dispute };
     }
     return {
       result: await step({ tx, dispute, template, change, decision: decision.outcome }),
@@ -224,7 +246,7 @@ export async function afterCommit(
   if ('refusal' in result) throw result.refusal;
   await reschedule(deps.submitter, before, result.dispute);
   if (result.submissionId) return runPrepared(deps, caller, result.dispute.id, result.submissionId);
-  return { status: result.status, dispute: result.dispute, template: result.template };
+  return { outcome: result.outcome, dispute: result.dispute, template: result.template };
 }
 
 /**
@@ -353,7 +375,7 @@ async function runPrepared(
   const { dispute, template } = await findDispute(deps.db, caller, id);
   if (result.status === 'failed')
     throw new ApiError('processor_error', `The processor did not accept the evidence: ${result.message}`);
-  return { status: result.status === 'succeeded' ? 201 : 202, dispute, template };
+  return { outcome: result.status === 'succeeded' ? 'submitted' : 'in_progress', dispute, template };
 }
 
 export function now(deps: Pick<DisputeDeps, 'now'>): Date {

@@ -80,12 +80,12 @@ export async function createDispute(
     );
     const { dispute: created, template: attached } = arrived;
     await recordDisputeEvent(tx, 'dispute.created', created, attached);
-    if (!input.submit && !input.queue) return { status: 201, dispute: created, template: attached };
+    if (!input.submit && !input.queue) return { outcome: 'created', dispute: created, template: attached };
 
     // Rules act before submit and queue (force bypasses them, and then nothing holds). A dispute a rule
-    // held (requires_review; accepted from 2020-02-28) is created as the rule left it, 201 like every
+    // held (requires_review; accepted from 2020-02-28) is created as the rule left it, like every
     // create, and the submit or queue is not carried out: the same request on the dispute afterwards
-    // would have been held with a 202.
+    // would have been held.
     const action = input.queue ? 'queue' : 'submit';
     const decision = decide(created.state as DisputeState, action, {
       force: input.force,
@@ -93,7 +93,7 @@ export async function createDispute(
     });
     if (decision.outcome === 'refuse')
       throw new ApiError(decision.error, refusalMessage(decision.error, created));
-    if (decision.outcome !== 'proceed') return { status: 201, dispute: created, template: attached };
+    if (decision.outcome !== 'proceed') return { outcome: 'created', dispute: created, template: attached };
 
     // Unlike a submit of an existing dispute, nothing was saved before: a refusal undoes the create.
     const problem = submitProblem(created, attached, at);
@@ -104,11 +104,11 @@ export async function createDispute(
         submitAt: submitAt(created.dueBy, caller.queueLeadMinutes, at),
       });
       await recordDisputeEvent(tx, 'dispute.updated', queued, attached);
-      return { status: 201, dispute: queued, template: attached };
+      return { outcome: 'created', dispute: queued, template: attached };
     }
     const prepared = await prepareSubmission(tx, created, deps.adapters.forDispute(created).name);
     return {
-      status: 201,
+      outcome: 'submitted',
       dispute: prepared.dispute,
       template: attached,
       submissionId: prepared.submissionId,

@@ -9,12 +9,13 @@ import { type DisputeDeps, type DisputeOutcome, retrieveDispute, submitDispute }
  * attempt's job runs again, as an operator's retry does, making a new attempt with the evidence the dispute
  * holds now. Refused, with the reason, where the state table refuses or holds a submit, and where the last
  * attempt did not fail (there is then nothing to resubmit: a first submission is the client's to make).
+ * Answers the dispute as it then stands: its state tells whether the attempt went out.
  */
 export async function resubmitDispute(
   deps: DisputeDeps,
   caller: Caller,
   id: string,
-): Promise<DisputeOutcome> {
+): Promise<Pick<DisputeOutcome, 'dispute' | 'template'>> {
   const { dispute } = await retrieveDispute(deps.db, caller, id);
   const state = dispute.state as DisputeState;
   const decision = decide(state, 'submit', { force: false, version: caller.version });
@@ -36,10 +37,7 @@ export async function resubmitDispute(
   }
   // The operator's retry of Bull Board and `jobs retry`: one way to submit again, so a later retry of the
   // same failed job follows this one instead of making another attempt.
-  if (await deps.submitter.retryFailed(last.id)) {
-    const current = await retrieveDispute(deps.db, caller, id);
-    return { status: 200, ...current };
-  }
+  if (await deps.submitter.retryFailed(last.id)) return retrieveDispute(deps.db, caller, id);
   // Its job is no longer kept, so nothing else can retry it: a submit as the API makes one. Its own
   // transaction checks the state again, and the template, fields and deadline.
   return submitDispute(deps, caller, id, submitInput.parse({}));

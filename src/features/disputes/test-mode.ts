@@ -75,6 +75,6 @@ export async function generateTestDispute(
       { dispute: created, template: null },
     ]);
     await recordDisputeEvent(tx, 'dispute.created', arrived.dispute, arrived.template);
-    return { status: 201, ...arrived };
+    return { outcome: 'created', ...arrived };
   });
 }

@@ -1,6 +1,6 @@
 import { acceptDispute } from '../../../features/disputes/commands.js';
 import { defineEndpoint } from '../../endpoint.js';
-import { disputeBody } from '../../serialize.js';
+import { outcomeReply } from '../../outcome-status.js';
 import { disputeIdParameter } from '../params.js';
 import { stateAnswers } from './docs.js';
 
@@ -17,6 +17,6 @@ export const acceptDisputeEndpoint = defineEndpoint({
   },
   async handle({ caller, params, url, deps }) {
     const outcome = await acceptDispute(deps, caller, params.id);
-    return { status: outcome.status, body: disputeBody(outcome, url) };
+    return outcomeReply(outcome, url);
   },
 });

@@ -2,7 +2,7 @@ import { createInput } from '../../../domain/dispute-input.js';
 import { evidenceErrors } from '../../../domain/errors.js';
 import { createDispute } from '../../../features/disputes/create.js';
 import { defineEndpoint } from '../../endpoint.js';
-import { disputeBody } from '../../serialize.js';
+import { outcomeReply } from '../../outcome-status.js';
 import { submitAnswers, templateAnswer } from './docs.js';
 
 export const createDisputeEndpoint = defineEndpoint({
@@ -21,6 +21,6 @@ export const createDisputeEndpoint = defineEndpoint({
   },
   async handle({ caller, input, url, deps }) {
     const outcome = await createDispute(deps, caller, input);
-    return { status: outcome.status, body: disputeBody(outcome, url) };
+    return outcomeReply(outcome, url);
   },
 });

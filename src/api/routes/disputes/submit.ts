@@ -2,7 +2,7 @@ import { submitInput } from '../../../domain/dispute-input.js';
 import { evidenceErrors } from '../../../domain/errors.js';
 import { submitDispute } from '../../../features/disputes/commands.js';
 import { defineEndpoint } from '../../endpoint.js';
-import { disputeBody } from '../../serialize.js';
+import { outcomeReply } from '../../outcome-status.js';
 import { disputeIdParameter } from '../params.js';
 import { evidenceUpdate, stateAnswers, submitAnswers, templateAnswer } from './docs.js';
 
@@ -25,6 +25,6 @@ export const submitDisputeEndpoint = defineEndpoint({
   },
   async handle({ caller, params, input, url, deps }) {
     const outcome = await submitDispute(deps, caller, params.id, input);
-    return { status: outcome.status, body: disputeBody(outcome, url) };
+    return outcomeReply(outcome, url);
   },
 });

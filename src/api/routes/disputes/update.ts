@@ -2,7 +2,7 @@ import { updateInput } from '../../../domain/dispute-input.js';
 import { evidenceErrors } from '../../../domain/errors.js';
 import { updateDispute } from '../../../features/disputes/commands.js';
 import { defineEndpoint, type Endpoint, type EndpointDocs } from '../../endpoint.js';
-import { disputeBody } from '../../serialize.js';
+import { outcomeReply } from '../../outcome-status.js';
 import { disputeIdParameter } from '../params.js';
 import { evidenceUpdate, stateAnswers, submitAnswers, templateAnswer } from './docs.js';
 
@@ -12,7 +12,7 @@ const update = {
   input: { body: updateInput, errorTypes: evidenceErrors, legacyParameters: 'evidence', beforeParams: true },
   async handle({ caller, params, input, url, deps }) {
     const outcome = await updateDispute(deps, caller, params.id, input);
-    return { status: outcome.status, body: disputeBody(outcome, url) };
+    return outcomeReply(outcome, url);
   },
 } satisfies Omit<Endpoint<'id', typeof updateInput>, 'method' | 'docs'>;
 

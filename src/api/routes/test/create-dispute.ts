@@ -1,7 +1,7 @@
 import { testDisputeInput } from '../../../domain/dispute-input.js';
 import { generateTestDispute } from '../../../features/disputes/test-mode.js';
 import { defineEndpoint } from '../../endpoint.js';
-import { disputeBody } from '../../serialize.js';
+import { outcomeReply } from '../../outcome-status.js';
 
 /** Test mode only: a realistic random dispute from the mock processor (docs/api.md, "Endpoints"). */
 export const createTestDisputeEndpoint = defineEndpoint({
@@ -17,6 +17,6 @@ export const createTestDisputeEndpoint = defineEndpoint({
   },
   async handle({ caller, input, url, deps }) {
     const outcome = await generateTestDispute(deps.db, caller, input);
-    return { status: outcome.status, body: disputeBody(outcome, url) };
+    return outcomeReply(outcome, url);
   },
 });
