@@ -3,7 +3,6 @@ import type { Db } from '../db/client.js';
 import type { DocumentLinks } from '../documents/links.js';
 import type { ApiError, ErrorType } from '../domain/errors.js';
 import { parseInput } from '../domain/parse-input.js';
-import { renameLegacyParameters } from '../domain/versions.js';
 import type { DisputeObjectCache } from '../features/disputes/object-cache.js';
 import type { RefreshDispatcher } from '../features/mirroring/push.js';
 import type { KeyResolver } from '../features/organisations/authenticate.js';
@@ -15,6 +14,7 @@ import type { AdapterRegistry } from '../processors/registry.js';
 import type { RateLimiter } from '../rate-limiter.js';
 import type { Readiness } from '../readiness.js';
 import type { SecretBox } from '../secrets.js';
+import { renameLegacyParameters } from './legacy-parameters.js';
 
 /** What the HTTP layer needs from the rest of the service; tests build it with their own database. */
 export interface AppDeps {
@@ -137,7 +137,7 @@ export type EndpointInput<S extends z.ZodType> = (
 ) & {
   /** The error type of a problem under each top-level parameter (`parseInput`); else invalid_request. */
   errorTypes?: Partial<Record<string, ErrorType>>;
-  /** Renamed before parsing on versions before 2017-10-30 (domain/versions.ts). */
+  /** Renamed before parsing on versions before 2017-10-30 (api/legacy-parameters.ts). */
   legacyParameters?: Parameters<typeof renameLegacyParameters>[1];
   /**
    * Parse the input before checking the path parameters, so that a bad input answers its own error even on

@@ -1,7 +1,7 @@
 import { type Command, Option } from 'commander';
 import type { Db } from '../db/client.js';
 import { deliveryStatuses } from '../db/schema/webhooks.js';
-import { parseTimestamp } from '../domain/params.js';
+import { parseTimestamp } from '../domain/values.js';
 import type { Tenant } from '../features/tenancy.js';
 import {
   type DeliveryStatus,

@@ -1,8 +1,8 @@
 import { type DisputeRecord, toDisputeObject } from './disputes.js';
 import { type FieldValue, own } from './evidence.js';
 import { minorUnitExponent } from './money.js';
-import { parseTimestamp } from './params.js';
 import type { FieldType, TemplateShape } from './templates.js';
+import { parseTimestamp } from './values.js';
 
 /**
  * Evidence values formatted for a reader: amounts in major units with the currency code, moments as UTC

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ApiError } from './errors.js';
-import { absoluteUrl, currency, integer, jsonArray, nonNegativeInteger, text } from './params.js';
+import { absoluteUrl, currency, integer, jsonArray, nonNegativeInteger, text } from './values.js';
 
 /** Evidence items of docs/api.md, "The dispute object". Each array has its own error type (see `evidenceErrorTypes`). */
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { show } from './params.js';
+import { show } from './values.js';
 import { apiVersions, isApiVersion } from './versions.js';
 import { reasons } from './vocabulary.js';
 

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { CorrespondenceItem, FieldValue, PastPayment, Product } from './evidence.js';
 import type { EvidenceDocumentInput, EvidenceTemplate } from './evidence-document.js';
-import { text } from './params.js';
 import {
   containsDeep,
   isRecord,
@@ -10,6 +9,7 @@ import {
   replaceDeep,
   sameJson,
 } from './redaction.js';
+import { text } from './values.js';
 
 /**
  * Personal data requests (the original interface's `POST /v1/personal-data/retrieve` and `/remove`): who

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Failure } from './failure.js';
-import { idPattern, show } from './params.js';
+import { idPattern, show } from './values.js';
 import { kinds, processors, reasons } from './vocabulary.js';
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ApiError } from './errors.js';
 import { type FieldValue, fieldKey, own } from './evidence.js';
-import { jsonArray, resourceId, text } from './params.js';
+import { jsonArray, resourceId, text } from './values.js';
 import { reasons } from './vocabulary.js';
 
 /** Template field types (docs/api.md, "The dispute object") and how a value of each is checked and normalised. */

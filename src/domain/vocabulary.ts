@@ -33,4 +33,7 @@ export const processors = [
 export type Processor = (typeof processors)[number];
 
 export const kinds = ['chargeback', 'pre_arbitration', 'retrieval'] as const;
+export type Kind = (typeof kinds)[number];
+
 export const checks = ['pass', 'fail', 'unavailable', 'unchecked'] as const;
+export type Check = (typeof checks)[number];

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { z } from 'zod';
-import { boolean, text } from './params.js';
+import { boolean, text } from './values.js';
 import { type ApiVersion, apiVersions, isApiVersion, isOn, referenceNames } from './versions.js';
 
 /**

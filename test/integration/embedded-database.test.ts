@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createInput, testDisputeInput } from '../../src/api/inputs/disputes.js';
 import { secretsFor } from '../../src/composition.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { type Database, type Db, openDatabase } from '../../src/db/client.js';
@@ -25,7 +26,6 @@ import {
   webhookDeliveries,
   webhookEndpoints,
 } from '../../src/db/schema/index.js';
-import { createInput, testDisputeInput } from '../../src/domain/dispute-input.js';
 import { createTemplateInput } from '../../src/domain/templates.js';
 import { createEndpointInput } from '../../src/domain/webhooks.js';
 import { connectAccount } from '../../src/features/accounts/connected-accounts.js';
@@ -448,7 +448,7 @@ describe('disputes', () => {
       const deps = disputeDeps();
       const { dispute } = await createDispute(deps, caller, createParams());
       const accepted = await acceptDispute(deps, caller, dispute.id);
-      expect(accepted).toMatchObject({ status: 200, dispute: { state: 'accepted', submitAt: null } });
+      expect(accepted).toMatchObject({ outcome: 'accepted', dispute: { state: 'accepted', submitAt: null } });
       const again = await acceptDispute(deps, caller, dispute.id);
       expect(again.dispute.version).toBe(accepted.dispute.version);
       expect((await eventsOf(org, dispute.id)).map((event) => `${event.type} ${event.data.state}`)).toEqual([
@@ -469,7 +469,7 @@ describe('disputes', () => {
         caller,
         createParams({ ...evidence, submit: true }),
       );
-      expect(submitted).toMatchObject({ status: 201, dispute: { state: 'submitted' } });
+      expect(submitted).toMatchObject({ outcome: 'submitted', dispute: { state: 'submitted' } });
       const [submission] = await db
         .select()
         .from(submissions)
@@ -575,7 +575,7 @@ describe('the deadline sweep', () => {
       expect(queued.dispute.state).toBe('queued');
       // A submission whose job never ran, and a removal whose job never ran.
       const pending = await createDispute(deps, caller, createParams({ ...evidence, submit: true }));
-      expect(pending).toMatchObject({ status: 202, dispute: { state: 'compiling_evidence' } });
+      expect(pending).toMatchObject({ outcome: 'in_progress', dispute: { state: 'compiling_evidence' } });
       const removal = await requestRemoval({ db, secrets, removals: new RecordingRemovals() }, tenant, {
         email: 'nobody@example.com',
         name: 'No Body',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type ApiError, notFound } from '../../domain/errors.js';
-import { idPattern, integer, resourceId } from '../../domain/params.js';
+import { idPattern, integer, resourceId } from '../../domain/values.js';
 import { idPrefixes } from '../../ids.js';
 import type { PathParameter } from '../endpoint.js';
 

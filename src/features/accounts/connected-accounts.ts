@@ -4,7 +4,7 @@ import type { Db } from '../../db/client.js';
 import { accountAccess, accountStatuses } from '../../db/schema/connected-accounts.js';
 import { connectedAccounts, organisations } from '../../db/schema/index.js';
 import { Failure } from '../../domain/failure.js';
-import { resourceId } from '../../domain/params.js';
+import { resourceId } from '../../domain/values.js';
 import { type AdapterRegistry, pushingProcessors } from '../../processors/registry.js';
 import type { SecretBox } from '../../secrets.js';
 import { within } from '../../time-limit.js';

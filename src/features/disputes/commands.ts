@@ -1,7 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.js';
 import { disputes } from '../../db/schema/index.js';
-import type { EvidenceInput, SubmitInput, UpdateInput } from '../../domain/dispute-input.js';
 import { ApiError, notFound } from '../../domain/errors.js';
 import { checkEvidenceSize } from '../../domain/evidence.js';
 import { disputeFacts } from '../../domain/rules.js';
@@ -17,6 +16,7 @@ import type { Submitter } from '../submissions/port.js';
 import { prepareSubmission } from '../submissions/prepare.js';
 import type { Caller } from '../tenancy.js';
 import { recordDisputeEvent } from '../webhooks/events.js';
+import type { EvidenceInput, SubmitInput, UpdateInput } from './inputs.js';
 import { type DisputeRow, findDispute, loadTemplate, lockDispute, type TemplateRow } from './records.js';
 
 /**

@@ -1,5 +1,4 @@
 import { disputes } from '../../db/schema/index.js';
-import type { CreateInput } from '../../domain/dispute-input.js';
 import { ApiError } from '../../domain/errors.js';
 import { checkEvidenceSize } from '../../domain/evidence.js';
 import { type DisputeState, decide } from '../../domain/states.js';
@@ -21,6 +20,7 @@ import {
   submitAt,
   write,
 } from './commands.js';
+import type { CreateInput } from './inputs.js';
 
 /**
  * Creates a standalone dispute (`source: api`). With `submit` or `queue` the dispute must be submittable

@@ -1,4 +1,3 @@
-import { submitInput } from '../../domain/dispute-input.js';
 import { type DisputeState, decide } from '../../domain/states.js';
 import { listSubmissionAttempts } from '../submissions/attempts.js';
 import type { Caller } from '../tenancy.js';
@@ -40,5 +39,5 @@ export async function resubmitDispute(
   if (await deps.submitter.retryFailed(last.id)) return retrieveDispute(deps.db, caller, id);
   // Its job is no longer kept, so nothing else can retry it: a submit as the API makes one. Its own
   // transaction checks the state again, and the template, fields and deadline.
-  return submitDispute(deps, caller, id, submitInput.parse({}));
+  return submitDispute(deps, caller, id, { force: false, queue: false });
 }

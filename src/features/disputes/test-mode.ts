@@ -1,13 +1,13 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import type { Db } from '../../db/client.js';
 import { disputes } from '../../db/schema/index.js';
-import type { TestDisputeInput } from '../../domain/dispute-input.js';
 import { ApiError } from '../../domain/errors.js';
 import { sampleDisputeValues } from '../../domain/sample-disputes.js';
 import { applyArrivalRules } from '../rules/arrival.js';
 import type { Caller } from '../tenancy.js';
 import { recordDisputeEvent } from '../webhooks/events.js';
 import type { DisputeOutcome } from './commands.js';
+import type { TestDisputeInput } from './inputs.js';
 
 /**
  * Realistic random test-mode disputes (`source: mock`), answered by the mock processor, so that an

@@ -2,7 +2,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { apiKeys, organisations } from '../../db/schema/index.js';
 import { parseSettingsChange, type SettingsChange } from '../../domain/organisation-settings.js';
-import { show } from '../../domain/params.js';
+import { show } from '../../domain/values.js';
 import { latestVersion } from '../../domain/versions.js';
 import { newId } from '../../ids.js';
 import { findMissingTemplates } from '../templates/templates.js';

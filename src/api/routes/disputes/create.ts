@@ -1,7 +1,7 @@
-import { createInput } from '../../../domain/dispute-input.js';
 import { evidenceErrors } from '../../../domain/errors.js';
 import { createDispute } from '../../../features/disputes/create.js';
 import { defineEndpoint } from '../../endpoint.js';
+import { createInput } from '../../inputs/disputes.js';
 import { outcomeReply } from '../../outcome-status.js';
 import { submitAnswers, templateAnswer } from './docs.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { text } from '../../../domain/params.js';
 import { disputeStates } from '../../../domain/states.js';
+import { text } from '../../../domain/values.js';
 import { defineEndpoint } from '../../endpoint.js';
 import { listJson } from '../../serialize.js';
 import { pageParams, toPageQuery } from '../params.js';

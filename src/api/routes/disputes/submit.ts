@@ -1,7 +1,7 @@
-import { submitInput } from '../../../domain/dispute-input.js';
 import { evidenceErrors } from '../../../domain/errors.js';
 import { submitDispute } from '../../../features/disputes/commands.js';
 import { defineEndpoint } from '../../endpoint.js';
+import { submitInput } from '../../inputs/disputes.js';
 import { outcomeReply } from '../../outcome-status.js';
 import { disputeIdParameter } from '../params.js';
 import { evidenceUpdate, stateAnswers, submitAnswers, templateAnswer } from './docs.js';

@@ -1,6 +1,6 @@
-import { testDisputeInput } from '../../../domain/dispute-input.js';
 import { generateTestDispute } from '../../../features/disputes/test-mode.js';
 import { defineEndpoint } from '../../endpoint.js';
+import { testDisputeInput } from '../../inputs/disputes.js';
 import { outcomeReply } from '../../outcome-status.js';
 
 /** Test mode only: a realistic random dispute from the mock processor (docs/api.md, "Endpoints"). */

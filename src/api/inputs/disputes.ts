@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { correspondence, fields, pastPayments, products } from './evidence.js';
+import { correspondence, fields, pastPayments, products } from '../../domain/evidence.js';
+import { disputeStates } from '../../domain/states.js';
 import {
   absoluteUrl,
   boolean,
@@ -9,11 +10,20 @@ import {
   resourceId,
   text,
   timestamp,
-} from './params.js';
-import { disputeStates } from './states.js';
-import { checks, kinds, processors, reasons } from './vocabulary.js';
+} from '../../domain/values.js';
+import { checks, kinds, processors, reasons } from '../../domain/vocabulary.js';
+import type {
+  CreateInput,
+  EvidenceInput,
+  SubmitInput,
+  TestDisputeInput,
+  UpdateInput,
+} from '../../features/disputes/inputs.js';
 
-/** Request parameters for the dispute endpoints (docs/api.md, "Endpoints"), shared by update, submit and create. */
+/**
+ * Request parameters for the dispute endpoints (docs/api.md, "Endpoints"), shared by update, submit and create.
+ * Each schema parses a request into what its use case takes (features/disputes/inputs.ts).
+ */
 
 const referenceUrl = absoluteUrl.nullable();
 
@@ -28,21 +38,18 @@ export const evidenceInput = z.object({
   /** The charge to answer for, needed where the account's access is read-only. */
   charge: text(255).optional(),
   force: boolean.default(false),
-});
-export type EvidenceInput = z.infer<typeof evidenceInput>;
+}) satisfies z.ZodType<EvidenceInput>;
 
 export const updateInput = evidenceInput.extend({
   queue: boolean.optional(),
   submit: boolean.default(false),
-});
-export type UpdateInput = z.infer<typeof updateInput>;
+}) satisfies z.ZodType<UpdateInput>;
 
 export const submitInput = evidenceInput.extend({
   queue: boolean.default(false),
   /** The connected account that answers the dispute, for disputes that name none. */
   account: text(255).optional(),
-});
-export type SubmitInput = z.infer<typeof submitInput>;
+}) satisfies z.ZodType<SubmitInput>;
 
 const check = z.enum(checks).nullable().optional();
 
@@ -72,8 +79,7 @@ export const createInput = evidenceInput.extend({
   kind: z.enum(kinds).default('chargeback'),
   submit: boolean.default(false),
   queue: boolean.default(false),
-});
-export type CreateInput = z.infer<typeof createInput>;
+}) satisfies z.ZodType<CreateInput>;
 
 /** Optional overrides for a generated test dispute; every other attribute is made up. */
 export const testDisputeInput = z.object({
@@ -90,5 +96,4 @@ export const testDisputeInput = z.object({
   due_by: timestamp.optional(),
   charge: text(255).optional(),
   account: text(255).optional(),
-});
-export type TestDisputeInput = z.infer<typeof testDisputeInput>;
+}) satisfies z.ZodType<TestDisputeInput>;

@@ -10,7 +10,7 @@ import {
   parseTimestamp,
   resourceId,
   timestamp,
-} from '../../src/domain/params.js';
+} from '../../src/domain/values.js';
 
 const utc = (...parts: [number, number, number, number?, number?, number?, number?]) => {
   const [year, month, day, hours = 0, minutes = 0, seconds = 0, ms = 0] = parts;

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 
 /**
- * Building blocks for request parameters. Form bodies and query strings carry every value as text, so each
- * block accepts the JSON type or its text form (`"true"`, `"42"`, a JSON-text array) and nothing looser:
- * `1.5`, `"abc"` or `{}` for an integer is still refused.
+ * The value types the domain's schemas are built of (text Postgres can store, ids, amounts, timestamps,
+ * currencies, URLs) and their limits. Values arrive as JSON or as text (form bodies, query strings, CLI
+ * flags), so each accepts the JSON type or its text form (`"true"`, `"42"`, a JSON-text array) and nothing
+ * looser: `1.5`, `"abc"` or `{}` for an integer is still refused.
  */
 
 const maxText = 10_000;
