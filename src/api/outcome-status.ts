@@ -1,4 +1,4 @@
-import type { DisputeOutcome, Outcome } from '../features/disputes/commands.js';
+import type { DisputeOutcome, Outcome } from '../features/disputes/outcomes.js';
 import type { Reply, SuccessStatus } from './endpoint.js';
 import { disputeBody } from './serialize.js';
 

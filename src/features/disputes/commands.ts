@@ -17,6 +17,7 @@ import { prepareSubmission } from '../submissions/prepare.js';
 import type { Caller } from '../tenancy.js';
 import { recordDisputeEvent } from '../webhooks/events.js';
 import type { EvidenceInput, SubmitInput, UpdateInput } from './inputs.js';
+import type { DisputeOutcome } from './outcomes.js';
 import { type DisputeRow, findDispute, loadTemplate, lockDispute, type TemplateRow } from './records.js';
 
 /**
@@ -32,27 +33,6 @@ export interface DisputeDeps {
   now?: () => Date;
   /** Where arrival rules warn of a template that no longer exists. */
   logger?: Logger;
-}
-
-/**
- * What a command did, in the dispute's terms: `held` is a submit or queue the state table or an accept rule
- * held, `in_progress` a submission whose processor call outlived the wait, `unchanged` an accept of an
- * accepted dispute. The API answers each with its status (docs/api.md, "Endpoints").
- */
-export type Outcome =
-  | 'created'
-  | 'updated'
-  | 'queued'
-  | 'held'
-  | 'submitted'
-  | 'in_progress'
-  | 'accepted'
-  | 'unchanged';
-
-export interface DisputeOutcome {
-  outcome: Outcome;
-  dispute: DisputeRow;
-  template: TemplateRow | null;
 }
 
 type Change = Partial<typeof disputes.$inferInsert>;

@@ -11,7 +11,6 @@ import { recordDisputeEvent } from '../webhooks/events.js';
 import {
   afterCommit,
   type DisputeDeps,
-  type DisputeOutcome,
   now,
   refusalMessage,
   requireTemplate,
@@ -21,6 +20,7 @@ import {
   write,
 } from './commands.js';
 import type { CreateInput } from './inputs.js';
+import type { DisputeOutcome } from './outcomes.js';
 
 /**
  * Creates a standalone dispute (`source: api`). With `submit` or `queue` the dispute must be submittable

@@ -1,7 +1,8 @@
 import { type DisputeState, decide } from '../../domain/states.js';
 import { listSubmissionAttempts } from '../submissions/attempts.js';
 import type { Caller } from '../tenancy.js';
-import { type DisputeDeps, type DisputeOutcome, retrieveDispute, submitDispute } from './commands.js';
+import { type DisputeDeps, retrieveDispute, submitDispute } from './commands.js';
+import type { DisputeOutcome } from './outcomes.js';
 
 /**
  * Submits a dispute again after its last submission failed (`dispute resubmit` in the CLI): the failed

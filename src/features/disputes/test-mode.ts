@@ -6,8 +6,8 @@ import { sampleDisputeValues } from '../../domain/sample-disputes.js';
 import { applyArrivalRules } from '../rules/arrival.js';
 import type { Caller } from '../tenancy.js';
 import { recordDisputeEvent } from '../webhooks/events.js';
-import type { DisputeOutcome } from './commands.js';
 import type { TestDisputeInput } from './inputs.js';
+import type { DisputeOutcome } from './outcomes.js';
 
 /**
  * Realistic random test-mode disputes (`source: mock`), answered by the mock processor, so that an
