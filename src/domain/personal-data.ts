@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { CorrespondenceItem, FieldValue, PastPayment, Product } from './evidence.js';
 import type { EvidenceDocumentInput, EvidenceTemplate } from './evidence-document.js';
 import {
@@ -9,41 +8,24 @@ import {
   replaceDeep,
   sameJson,
 } from './redaction.js';
-import { text } from './values.js';
 
 /**
  * Personal data requests (the original interface's `POST /v1/personal-data/retrieve` and `/remove`): who
  * the person is, which stored data concerns them, and what removing them does to it. Pure.
  */
 
-const emailAddress = z
-  .string()
-  .trim()
-  .max(254, 'must be at most 254 characters')
-  .pipe(z.email('must be a valid email address'));
+/** Who a request is about, and where its answer goes: what the personal data use cases are asked. */
+export interface RetrieveInput {
+  email: string;
+  name: string;
+  notification_email: string;
+}
 
-/**
- * At least two letters: a name is matched as whole words in free text, and a shorter one (`J`, a digit)
- * would be found in almost every text.
- */
-const personName = text(1000)
-  .trim()
-  .min(1, 'must not be empty')
-  .refine((name) => (name.match(/\p{L}/gu) ?? []).length >= 2, 'must contain at least 2 letters');
-
-export const retrieveInput = z.object({
-  email: emailAddress,
-  name: personName,
-  notification_email: emailAddress,
-});
-export type RetrieveInput = z.infer<typeof retrieveInput>;
-
-export const removeInput = z.object({
-  email: emailAddress,
-  name: personName,
-  notification_email: emailAddress.optional(),
-});
-export type RemoveInput = z.infer<typeof removeInput>;
+export interface RemoveInput {
+  email: string;
+  name: string;
+  notification_email?: string | undefined;
+}
 
 export const requestKinds = ['retrieve', 'remove'] as const;
 export type RequestKind = (typeof requestKinds)[number];

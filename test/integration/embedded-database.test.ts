@@ -10,6 +10,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInput, testDisputeInput } from '../../src/api/inputs/disputes.js';
+import { createEndpointInput } from '../../src/api/inputs/webhook-endpoints.js';
 import { secretsFor } from '../../src/composition.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { type Database, type Db, openDatabase } from '../../src/db/client.js';
@@ -27,7 +28,6 @@ import {
   webhookEndpoints,
 } from '../../src/db/schema/index.js';
 import { createTemplateInput } from '../../src/domain/templates.js';
-import { createEndpointInput } from '../../src/domain/webhooks.js';
 import { connectAccount } from '../../src/features/accounts/connected-accounts.js';
 import { acceptDispute, type DisputeDeps, updateDispute } from '../../src/features/disputes/commands.js';
 import { createDispute } from '../../src/features/disputes/create.js';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { removeInput } from '../../src/api/inputs/personal-data.js';
 import {
   concernsPerson,
   customerOfObject,
@@ -11,7 +12,6 @@ import {
   redactDisputeObject,
   redactDocumentInput,
   redactEvidence,
-  removeInput,
 } from '../../src/domain/personal-data.js';
 import {
   containsDeep,

@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
+import { createEndpointInput, updateEndpointInput } from '../../src/api/inputs/webhook-endpoints.js';
 import {
-  createEndpointInput,
   describeAnswer,
   disabledReason,
   endpointWants,
   eventTypes,
   signWebhook,
-  updateEndpointInput,
   webhookHeaders,
   webhookPayload,
 } from '../../src/domain/webhooks.js';

@@ -5,11 +5,11 @@ import { type PageQuery, planPage } from '../../db/paging.js';
 import { events, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.js';
 import { notFound } from '../../domain/errors.js';
 import type { ApiVersion } from '../../domain/versions.js';
-import type { CreateEndpointInput, UpdateEndpointInput } from '../../domain/webhooks.js';
 import { idPrefixes, newId } from '../../ids.js';
 import type { SecretBox } from '../../secrets.js';
 import { ownedBy, type Tenant } from '../tenancy.js';
 import { notifyEvents } from './events.js';
+import type { CreateEndpointInput, UpdateEndpointInput } from './inputs.js';
 
 /** Webhook endpoints CRUD and test events (docs/api.md, "Webhooks"): each belongs to one organisation and mode. */
 

@@ -1,6 +1,7 @@
-import { personalDataRequestObject, removeInput } from '../../../domain/personal-data.js';
+import { personalDataRequestObject } from '../../../domain/personal-data.js';
 import { requestRemoval } from '../../../features/personal-data/removal.js';
 import { defineEndpoint } from '../../endpoint.js';
+import { removeInput } from '../../inputs/personal-data.js';
 
 /**
  * Records the removal of a person from everything held in the key's organisation and mode, and answers

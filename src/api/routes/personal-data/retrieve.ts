@@ -1,6 +1,7 @@
-import { personalDataRequestObject, retrieveInput } from '../../../domain/personal-data.js';
+import { personalDataRequestObject } from '../../../domain/personal-data.js';
 import { retrievePersonalData } from '../../../features/personal-data/retrieval.js';
 import { defineEndpoint } from '../../endpoint.js';
+import { retrieveInput } from '../../inputs/personal-data.js';
 
 /**
  * Everything held about a person, exported sealed for the operator to send to `notification_email`

@@ -1,7 +1,7 @@
-import { createEndpointInput } from '../../../domain/webhooks.js';
 import { createEndpoint } from '../../../features/webhooks/endpoints.js';
 import { webhookEndpointObject } from '../../../features/webhooks/objects.js';
 import { defineEndpoint } from '../../endpoint.js';
+import { createEndpointInput } from '../../inputs/webhook-endpoints.js';
 
 /** The one answer that carries the signing secret. */
 export const createWebhookEndpointEndpoint = defineEndpoint({

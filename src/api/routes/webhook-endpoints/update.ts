@@ -1,7 +1,7 @@
-import { updateEndpointInput } from '../../../domain/webhooks.js';
 import { updateEndpoint } from '../../../features/webhooks/endpoints.js';
 import { webhookEndpointObject } from '../../../features/webhooks/objects.js';
 import { defineEndpoint } from '../../endpoint.js';
+import { updateEndpointInput } from '../../inputs/webhook-endpoints.js';
 import { webhookEndpointIdParameter } from '../params.js';
 
 export const updateWebhookEndpointEndpoint = defineEndpoint({
