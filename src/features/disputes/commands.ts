@@ -67,47 +67,31 @@ export async function submitDispute(
   input: SubmitInput,
 ): Promise<DisputeOutcome> {
   if (input.queue) return queueDispute(deps, caller, id, input);
-  return inTransaction(
-    deps,
-    caller,
-    id,
-    'submit',
-    input,
-    async ({ tx, dispute, template, change, decision }) => {
-      if (decision === 'hold')
-        return { outcome: 'held', dispute: await write(tx, dispute, change), template };
-      const refusal = submitProblem({ ...dispute, ...change }, template, now(deps));
-      if (refusal) return refuseAfterSaving(tx, dispute, change, refusal);
-      const saved = await write(tx, dispute, change);
-      const prepared = await prepareSubmission(tx, saved, deps.adapters.forDispute(saved).name);
-      return {
-        outcome: 'submitted',
-        dispute: prepared.dispute,
-        template,
-        submissionId: prepared.submissionId,
-      };
-    },
-  );
+  return inTransaction(deps, caller, id, 'submit', input, async (step) => {
+    const stopped = await heldOrRefused(deps, step);
+    if (stopped) return stopped;
+    const { tx, dispute, template, change } = step;
+    const saved = await write(tx, dispute, change);
+    const prepared = await prepareSubmission(tx, saved, deps.adapters.forDispute(saved).name);
+    return {
+      outcome: 'submitted',
+      dispute: prepared.dispute,
+      template,
+      submissionId: prepared.submissionId,
+    };
+  });
 }
 
 async function queueDispute(deps: DisputeDeps, caller: Caller, id: string, input: SubmitInput | UpdateInput) {
-  return inTransaction(
-    deps,
-    caller,
-    id,
-    'queue',
-    input,
-    async ({ tx, dispute, template, change, decision }) => {
-      if (decision === 'hold')
-        return { outcome: 'held', dispute: await write(tx, dispute, change), template };
-      const refusal = submitProblem({ ...dispute, ...change }, template, now(deps));
-      if (refusal) return refuseAfterSaving(tx, dispute, change, refusal);
-      const at = submitAt(dispute.dueBy, caller.queueLeadMinutes, now(deps));
-      const queued = await write(tx, dispute, { ...change, state: 'queued', submitAt: at });
-      await recordDisputeEvent(tx, 'dispute.updated', queued, template);
-      return { outcome: 'queued', dispute: queued, template };
-    },
-  );
+  return inTransaction(deps, caller, id, 'queue', input, async (step) => {
+    const stopped = await heldOrRefused(deps, step);
+    if (stopped) return stopped;
+    const { tx, dispute, template, change } = step;
+    const at = submitAt(dispute.dueBy, caller.queueLeadMinutes, now(deps));
+    const queued = await write(tx, dispute, { ...change, state: 'queued', submitAt: at });
+    await recordDisputeEvent(tx, 'dispute.updated', queued, template);
+    return { outcome: 'queued', dispute: queued, template };
+  });
 }
 
 export async function acceptDispute(deps: DisputeDeps, caller: Caller, id: string): Promise<DisputeOutcome> {
@@ -200,6 +184,18 @@ async function acceptedByRule(
   });
   if (accepting.outcome !== 'proceed') return false;
   return acceptedByRules(tx, caller, disputeFacts({ ...dispute, ...change } as DisputeRow), at);
+}
+
+/**
+ * Where a submit and a queue stop before their own work: the state table holds the dispute (the change is
+ * saved), or the submit checks refuse it.
+ */
+async function heldOrRefused(deps: DisputeDeps, step: Step): Promise<StepResult | undefined> {
+  const { tx, dispute, template, change } = step;
+  if (step.decision === 'hold')
+    return { outcome: 'held', dispute: await write(tx, dispute, change), template };
+  const refusal = submitProblem({ ...dispute, ...change }, template, now(deps));
+  return refusal ? refuseAfterSaving(tx, dispute, change, refusal) : undefined;
 }
 
 /**
