@@ -6,7 +6,7 @@ import type { Caller } from '../features/tenancy.js';
 export type Mode = 'test' | 'live';
 
 /**
- * The organisation in one mode, as services see a request made with that mode's key (in the
+ * The organisation in one mode, as the features see a request made with that mode's key (in the
  * organisation's own API version). An unknown organisation fails with `no organisation …`.
  */
 export async function callerFor(db: Db, org: string, mode: Mode): Promise<Caller> {

@@ -5,7 +5,7 @@ import { kinds, processors, reasons } from './vocabulary.js';
 
 /**
  * Workflow rules (docs/api.md, "States and actions"; configured with `rules set`, never through the API): what they are,
- * how a rule file is read, and which rule decides a dispute. Pure: the services load the rules and the
+ * how a rule file is read, and which rule decides a dispute. Pure: the features load the rules and the
  * dispute and apply what `evaluateRules` answers.
  *
  * Terms: a rule file is a list of rules (bare, or as `{"rules": [...]}`). A rule has an `order`, the

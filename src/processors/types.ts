@@ -117,7 +117,7 @@ export class PushRejectedError extends Failure {
   readonly permanent = true;
 }
 
-/** What an adapter can do, for the registry, the services and the processor notes (docs/operations.md, "Processors"). */
+/** What an adapter can do, for the registry, the features and the processor notes (docs/operations.md, "Processors"). */
 export interface Capabilities {
   /** Lists changed disputes: connected accounts are polled. */
   list: boolean;

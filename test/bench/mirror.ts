@@ -23,7 +23,7 @@ import { pageKeys, rawJsonUpsert } from './lib/raw-upsert.js';
 
 /**
  * Mirror write path: the mock processor's fixed dataset (50,000 disputes; 5,000 with --quick) through the
- * real mirror path (features/mirroring/poll.ts lists a page; services/mirror.ts locks the account and the
+ * real mirror path (features/mirroring/poll.ts lists a page; features/mirroring/write.ts locks the account and the
  * page's rows, runs the one upsert with the ownership and state rules, passes new disputes through the
  * arrival rules, writes the page's events with the full dispute object each, moves the cursor, commits)
  * against raw batched INSERT ... ON CONFLICT DO UPDATE statements of the same pages (one a page, no

@@ -30,7 +30,7 @@ function lineOf(status: number): { level: 'info' | 'warn' | 'error'; message: st
  * Gives every request an id (the client's `Request-Id`/`X-Request-Id` when it is sane, else a new one),
  * echoes it in `Request-Id`, runs the rest of the request inside a log context carrying it, and writes
  * one line when the response is sent. No child logger per request: the context's mixin adds the id to
- * every line, including those of services the request calls. Bodies and headers are not logged.
+ * every line, including those of the features the request calls. Bodies and headers are not logged.
  */
 export function requestLog(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
