@@ -9,7 +9,7 @@ import * as schema from './schema/index.js';
  * The one database type the features see. Behind it is either postgres-js on a Postgres server (DATABASE_URL)
  * or PGlite, Postgres compiled to WebAssembly, on files under DATA_DIR (the zero-configuration start).
  * Both run the same migrations and the same SQL; what differs (how a raw statement is sent, how LISTEN is
- * set up) is answered here and in statements.ts, never in a service.
+ * set up) is answered here and in statements.ts, never in a feature.
  */
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 /** A transaction handle; features take `Db | Tx` where they can run inside a caller's transaction. */

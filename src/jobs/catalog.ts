@@ -127,7 +127,7 @@ export interface QueueSettings {
 }
 
 /** Producers fail fast when Redis is away, so a request is not held up; the sweeps catch up later. */
-export function producerConnection(settings: QueueSettings, watch = new RedisWatch()): Redis {
+function producerConnection(settings: QueueSettings, watch = new RedisWatch()): Redis {
   return watch.client(new Redis(settings.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000 }));
 }
 

@@ -78,7 +78,7 @@ export function createQueueSubmitter(deps: {
   };
 }
 
-export const queuedPayload = (dispute: QueuedDispute) => ({
+const queuedPayload = (dispute: QueuedDispute) => ({
   disputeUid: dispute.uid,
   submitAt: dispute.submitAt.toISOString(),
 });

@@ -81,7 +81,7 @@ const baseUrl = z
   // Normalised (scheme and host lower-cased), so `HTTP://` is known for the plain http it is.
   .transform((url) => new URL(url).href.replace(/\/+$/, ''));
 
-export const connectInput = z
+const connectInput = z
   .object({
     ...accountKey,
     processor: z.string().min(1),
@@ -101,8 +101,8 @@ export const updateInput = z.object({
   status: z.enum(accountStatuses).optional(),
   access: z.enum(accountAccess).optional(),
 });
-export const accountKeyInput = z.object(accountKey);
-export const listInput = z.object({ org: z.string().min(1), mode: mode.optional() });
+const accountKeyInput = z.object(accountKey);
+const listInput = z.object({ org: z.string().min(1), mode: mode.optional() });
 
 export async function connectAccount(
   deps: AccountDeps,

@@ -24,8 +24,6 @@ export function hashesEqual(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-export const modeOf = (livemode: boolean): Mode => (livemode ? 'live' : 'test');
-
 /** The Postgres channel on which key rotation and settings changes tell every process to drop cached keys. */
 export const authInvalidationChannel = 'rebuttal_auth_invalidate';
 

@@ -56,10 +56,7 @@ interface Rendered {
  * Renders what a submission sends. Deterministic: the same snapshot, dispute and template give the same
  * evidence and the same PDF, dated by the submission rather than the clock.
  */
-export async function renderResponse(
-  source: DocumentSource,
-  documentId = newId('document'),
-): Promise<Rendered> {
+async function renderResponse(source: DocumentSource, documentId = newId('document')): Promise<Rendered> {
   const { submission, dispute, template } = source;
   const snapshot = submission.evidence;
   const input: EvidenceDocumentInput = {

@@ -62,7 +62,7 @@ export async function reopen(
 }
 
 /** A submission that can no longer be made as asked; retrying the job will not change that. */
-export class PermanentSubmissionError extends Failure {
+class PermanentSubmissionError extends Failure {
   override readonly name = 'PermanentSubmissionError';
   readonly permanent = true;
 }

@@ -6,7 +6,7 @@ import type { TemplateRow } from '../disputes/records.js';
  * documents").
  */
 
-export const templatePath = (id: string) => `/v1/templates/${id}`;
+const templatePath = (id: string) => `/v1/templates/${id}`;
 
 export function templateObject(template: TemplateRow, url = templatePath(template.id)) {
   return {

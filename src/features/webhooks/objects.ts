@@ -7,7 +7,7 @@ import type { LoggedEvent } from './event-log.js';
  * "Webhooks").
  */
 
-export const webhookEndpointPath = (id: string) => `/v1/webhook_endpoints/${id}`;
+const webhookEndpointPath = (id: string) => `/v1/webhook_endpoints/${id}`;
 
 /**
  * The webhook_endpoint object. Its destination is `endpoint_url`: `url` is the request path on every
@@ -45,7 +45,7 @@ export function deletedWebhookEndpointObject(endpoint: EndpointRow, url: string)
   };
 }
 
-export const eventPath = (id: string) => `/v1/events/${id}`;
+const eventPath = (id: string) => `/v1/events/${id}`;
 
 /** The event object of the event log: what happened to which dispute, and how each delivery went. */
 export function eventObject(logged: LoggedEvent, url = eventPath(logged.event.id)) {

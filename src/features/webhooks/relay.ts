@@ -42,7 +42,7 @@ export interface RelayReport {
 /** Events per transaction; the relay takes batches until none is left. */
 const batchSize = 500;
 /** A pending delivery this long past its due moment has lost its job (or its job is stuck behind others). */
-export const recoveryGraceMs = 2 * 60_000;
+const recoveryGraceMs = 2 * 60_000;
 
 const pending = sql`${webhookDeliveries.status} = 'pending'`;
 

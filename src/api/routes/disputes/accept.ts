@@ -1,7 +1,7 @@
 import { acceptDispute } from '../../../features/disputes/commands.js';
 import { defineEndpoint } from '../../endpoint.js';
+import { disputeIdParameter } from '../../inputs/params.js';
 import { outcomeReply } from '../../outcome-status.js';
-import { disputeIdParameter } from '../params.js';
 import { stateAnswers } from './docs.js';
 
 export const acceptDisputeEndpoint = defineEndpoint({

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { disputeStates } from '../../../domain/states.js';
 import { text } from '../../../domain/values.js';
 import { defineEndpoint } from '../../endpoint.js';
+import { pageParams, toPageQuery } from '../../inputs/params.js';
 import { listJson } from '../../serialize.js';
-import { pageParams, toPageQuery } from '../params.js';
 
 const listDisputesQuery = pageParams.and(
   z.object({

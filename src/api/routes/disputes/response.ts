@@ -1,7 +1,7 @@
 import { referenceNames } from '../../../domain/versions.js';
 import { retrieveResponse } from '../../../features/responses/retrieve.js';
 import { defineEndpoint } from '../../endpoint.js';
-import { disputeIdParameter } from '../params.js';
+import { disputeIdParameter } from '../../inputs/params.js';
 
 /**
  * GET /v1/disputes/:id/response: the evidence sent and a signed, expiring `response_url` to its PDF. The

@@ -1,7 +1,7 @@
 import { retrieveDispute } from '../../../features/disputes/commands.js';
 import { defineEndpoint } from '../../endpoint.js';
+import { disputeIdParameter } from '../../inputs/params.js';
 import { disputeBody } from '../../serialize.js';
-import { disputeIdParameter } from '../params.js';
 
 export const retrieveDisputeEndpoint = defineEndpoint({
   method: 'get',

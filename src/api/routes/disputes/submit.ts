@@ -2,8 +2,8 @@ import { evidenceErrors } from '../../../domain/errors.js';
 import { submitDispute } from '../../../features/disputes/commands.js';
 import { defineEndpoint } from '../../endpoint.js';
 import { submitInput } from '../../inputs/disputes.js';
+import { disputeIdParameter } from '../../inputs/params.js';
 import { outcomeReply } from '../../outcome-status.js';
-import { disputeIdParameter } from '../params.js';
 import { evidenceUpdate, stateAnswers, submitAnswers, templateAnswer } from './docs.js';
 
 export const submitDisputeEndpoint = defineEndpoint({

@@ -3,8 +3,8 @@ import { eventTypes } from '../../../domain/webhooks.js';
 import { listEvents } from '../../../features/webhooks/event-log.js';
 import { eventObject } from '../../../features/webhooks/objects.js';
 import { defineEndpoint } from '../../endpoint.js';
+import { pageParams, toPageQuery } from '../../inputs/params.js';
 import { listJson } from '../../serialize.js';
-import { pageParams, toPageQuery } from '../params.js';
 
 const listEventsQuery = pageParams.and(z.object({ type: z.enum(eventTypes).optional() }));
 

@@ -1,7 +1,7 @@
 import { redeliverEvent } from '../../../features/webhooks/event-log.js';
 import { eventObject } from '../../../features/webhooks/objects.js';
 import { defineEndpoint } from '../../endpoint.js';
-import { eventIdParameter } from '../params.js';
+import { eventIdParameter } from '../../inputs/params.js';
 
 /** 202: the deliveries are restarted and on their way; follow them on GET /v1/events/:id. */
 export const redeliverEventEndpoint = defineEndpoint({

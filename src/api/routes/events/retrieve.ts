@@ -1,7 +1,7 @@
 import { retrieveEvent } from '../../../features/webhooks/event-log.js';
 import { eventObject } from '../../../features/webhooks/objects.js';
 import { defineEndpoint } from '../../endpoint.js';
-import { eventIdParameter } from '../params.js';
+import { eventIdParameter } from '../../inputs/params.js';
 
 export const retrieveEventEndpoint = defineEndpoint({
   method: 'get',

@@ -1,7 +1,7 @@
 import { deletedTemplateObject } from '../../../features/templates/objects.js';
 import { deleteTemplate } from '../../../features/templates/templates.js';
 import { defineEndpoint } from '../../endpoint.js';
-import { templateIdParameter } from '../params.js';
+import { templateIdParameter } from '../../inputs/params.js';
 
 export const deleteTemplateEndpoint = defineEndpoint({
   method: 'delete',

@@ -1,8 +1,8 @@
 import { templateObject } from '../../../features/templates/objects.js';
 import { listTemplates } from '../../../features/templates/templates.js';
 import { defineEndpoint } from '../../endpoint.js';
+import { pageParams, toPageQuery } from '../../inputs/params.js';
 import { listJson } from '../../serialize.js';
-import { pageParams, toPageQuery } from '../params.js';
 
 export const listTemplatesEndpoint = defineEndpoint({
   method: 'get',

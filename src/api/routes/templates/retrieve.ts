@@ -1,7 +1,7 @@
 import { templateObject } from '../../../features/templates/objects.js';
 import { retrieveTemplate } from '../../../features/templates/templates.js';
 import { defineEndpoint } from '../../endpoint.js';
-import { templateIdParameter } from '../params.js';
+import { templateIdParameter } from '../../inputs/params.js';
 
 export const retrieveTemplateEndpoint = defineEndpoint({
   method: 'get',

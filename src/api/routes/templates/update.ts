@@ -2,7 +2,7 @@ import { templateInput } from '../../../domain/templates.js';
 import { templateObject } from '../../../features/templates/objects.js';
 import { updateTemplate } from '../../../features/templates/templates.js';
 import { defineEndpoint } from '../../endpoint.js';
-import { templateIdParameter } from '../params.js';
+import { templateIdParameter } from '../../inputs/params.js';
 
 export const updateTemplateEndpoint = defineEndpoint({
   method: 'put',

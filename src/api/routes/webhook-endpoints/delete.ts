@@ -1,7 +1,7 @@
 import { deleteEndpoint } from '../../../features/webhooks/endpoints.js';
 import { deletedWebhookEndpointObject } from '../../../features/webhooks/objects.js';
 import { defineEndpoint } from '../../endpoint.js';
-import { webhookEndpointIdParameter } from '../params.js';
+import { webhookEndpointIdParameter } from '../../inputs/params.js';
 
 export const deleteWebhookEndpointEndpoint = defineEndpoint({
   method: 'delete',

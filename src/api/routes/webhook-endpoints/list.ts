@@ -1,8 +1,8 @@
 import { listEndpoints } from '../../../features/webhooks/endpoints.js';
 import { webhookEndpointObject } from '../../../features/webhooks/objects.js';
 import { defineEndpoint } from '../../endpoint.js';
+import { pageParams, toPageQuery } from '../../inputs/params.js';
 import { listJson } from '../../serialize.js';
-import { pageParams, toPageQuery } from '../params.js';
 
 export const listWebhookEndpointsEndpoint = defineEndpoint({
   method: 'get',

@@ -1,7 +1,7 @@
 import { retrieveEndpoint } from '../../../features/webhooks/endpoints.js';
 import { webhookEndpointObject } from '../../../features/webhooks/objects.js';
 import { defineEndpoint } from '../../endpoint.js';
-import { webhookEndpointIdParameter } from '../params.js';
+import { webhookEndpointIdParameter } from '../../inputs/params.js';
 
 export const retrieveWebhookEndpointEndpoint = defineEndpoint({
   method: 'get',

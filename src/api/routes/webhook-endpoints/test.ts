@@ -2,7 +2,7 @@ import { recordTestEvent } from '../../../features/webhooks/endpoints.js';
 import { retrieveEvent } from '../../../features/webhooks/event-log.js';
 import { eventObject } from '../../../features/webhooks/objects.js';
 import { defineEndpoint } from '../../endpoint.js';
-import { webhookEndpointIdParameter } from '../params.js';
+import { webhookEndpointIdParameter } from '../../inputs/params.js';
 
 /** 202: the test event is recorded and on its way; its delivery shows on GET /v1/events/:id. */
 export const testWebhookEndpointEndpoint = defineEndpoint({

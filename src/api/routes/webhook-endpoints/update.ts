@@ -1,8 +1,8 @@
 import { updateEndpoint } from '../../../features/webhooks/endpoints.js';
 import { webhookEndpointObject } from '../../../features/webhooks/objects.js';
 import { defineEndpoint } from '../../endpoint.js';
+import { webhookEndpointIdParameter } from '../../inputs/params.js';
 import { updateEndpointInput } from '../../inputs/webhook-endpoints.js';
-import { webhookEndpointIdParameter } from '../params.js';
 
 export const updateWebhookEndpointEndpoint = defineEndpoint({
   method: 'put',
