@@ -165,7 +165,7 @@ class InProcessSubmitter implements Submitter {
 
   async submit(submissionId: string): Promise<SubmitOutcome> {
     if (!this.run) return { status: 'in_flight' };
-    const result = await runner.run(submissionId, { attemptsMade: 0, final: true });
+    const result = await runner.run(submissionId, { failedTries: 0, final: true });
     if (result.status === 'failed') return { status: 'failed', message: result.message };
     return result.status === 'succeeded' ? result : { status: 'in_flight' };
   }

@@ -98,7 +98,7 @@ describe('a submission run', () => {
     lines = [];
 
     const runner = new SubmissionRunner({ ...api.engine, logger, leaseMs: 5000 });
-    expect(await runner.run(submissionId, { attemptsMade: 0, final: false })).toEqual({
+    expect(await runner.run(submissionId, { failedTries: 0, final: false })).toEqual({
       status: 'succeeded',
     });
 

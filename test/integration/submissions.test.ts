@@ -34,8 +34,8 @@ const logger = pino({ level: 'silent' });
 /** A runner of its own per call: each run here stands for a separate job, as a worker would run it. */
 const runSubmission = (deps: SubmissionDeps, id: string, attempt: JobAttempt) =>
   new SubmissionRunner(deps).run(id, attempt);
-const first = { attemptsMade: 0, final: false };
-const last = { attemptsMade: 11, final: true };
+const first = { failedTries: 0, final: false };
+const last = { failedTries: 11, final: true };
 
 function depsWith(mock: MockAdapter): SubmissionDeps {
   return {
@@ -145,7 +145,7 @@ describe('a transient processor failure', () => {
     expect(await submissionRow(submission)).toMatchObject({ status: 'pending', claimedUntil: null });
     expect((await getDispute(api, tenant.key, dispute.id)).state).toBe('compiling_evidence');
 
-    expect(await runSubmission(depsWith(mock), submission, { attemptsMade: 1, final: false })).toEqual({
+    expect(await runSubmission(depsWith(mock), submission, { failedTries: 1, final: false })).toEqual({
       status: 'succeeded',
     });
     expect(mock.calls).toBe(2);
@@ -216,7 +216,7 @@ describe('a failed submission', () => {
       key: tenant.key,
       json: { fields: { note: 'fixed' } },
     });
-    expect(await runSubmission(depsWith(mock), submission, { attemptsMade: 1, final: false })).toEqual({
+    expect(await runSubmission(depsWith(mock), submission, { failedTries: 1, final: false })).toEqual({
       status: 'succeeded',
     });
     const retried = (await submissionRow(submission))?.retriedAs;
@@ -226,7 +226,7 @@ describe('a failed submission', () => {
       note: 'fixed',
     });
     // Later runs follow the link and report the new attempt's outcome.
-    expect(await runSubmission(depsWith(mock), submission, { attemptsMade: 2, final: false })).toEqual({
+    expect(await runSubmission(depsWith(mock), submission, { failedTries: 2, final: false })).toEqual({
       status: 'succeeded',
     });
     expect(mock.calls).toBe(2);
@@ -251,7 +251,7 @@ describe('a failed submission', () => {
     expect((await getDispute(api, tenant.key, dispute.id)).state).toBe('needs_response');
 
     // An operator's retry of its job (Bull Board, `jobs retry`, `dispute resubmit`).
-    expect(await runSubmission(depsWith(mock), submission, { attemptsMade: 12, final: true })).toEqual({
+    expect(await runSubmission(depsWith(mock), submission, { failedTries: 12, final: true })).toEqual({
       status: 'succeeded',
     });
     expect(await submissionRow(submission)).toMatchObject({
@@ -277,7 +277,7 @@ describe('a failed submission', () => {
     await api.call('POST', `/v1/disputes/${dispute.id}/accept`, { key: tenant.key });
 
     await expect(
-      runSubmission(depsWith(mock), submission, { attemptsMade: 1, final: false }),
+      runSubmission(depsWith(mock), submission, { failedTries: 1, final: false }),
     ).rejects.toThrow(/is now accepted/);
     expect(mock.calls).toBe(1);
     expect((await getDispute(api, tenant.key, dispute.id)).state).toBe('accepted');
@@ -337,7 +337,7 @@ describe('an operator retry of a failed submission that could no longer be submi
       .where(and(eq(disputes.orgId, tenant.org), eq(disputes.id, dispute.id)));
 
     await expect(
-      runSubmission(depsWith(mock), submission, { attemptsMade: 1, final: false }),
+      runSubmission(depsWith(mock), submission, { failedTries: 1, final: false }),
     ).rejects.toThrow(/^Not retrying: The dispute was due by /);
     expect(mock.calls).toBe(1);
   });
@@ -364,7 +364,7 @@ describe('a database failure while recording the outcome', () => {
       .update(submissions)
       .set({ claimedUntil: new Date(Date.now() - 1000) })
       .where(eq(submissions.id, submission));
-    expect(await runSubmission(depsWith(mock), submission, { attemptsMade: 1, final: false })).toEqual({
+    expect(await runSubmission(depsWith(mock), submission, { failedTries: 1, final: false })).toEqual({
       status: 'succeeded',
     });
     expect(await getDispute(api, tenant.key, dispute.id)).toMatchObject({

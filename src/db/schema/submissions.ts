@@ -36,8 +36,8 @@ export const submissions = pgTable(
     /** The lease of the runner calling the processor; an expired lease is free for recovery to take. */
     claimedUntil: timestamp({ withTimezone: true }),
     /**
-     * The job attempt (BullMQ `attemptsMade`) that recorded a failure. A later run of the same job with
-     * more attempts made is an operator's retry of the failed job, which reopens the submission.
+     * How many tries of the job had failed before the one that recorded a failure. A later run of the same
+     * job with more failed tries is an operator's retry of the failed job, which reopens the submission.
      */
     failedAtJobAttempt: integer(),
     /** The submission that an operator's retry of this failed one created. */

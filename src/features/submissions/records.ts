@@ -15,8 +15,8 @@ import type { QueuedDispute, SubmissionResult, SubmitOutcome } from './port.js';
 
 /** Where the job running a submission stands in its retry budget. */
 export interface JobAttempt {
-  /** BullMQ's `attemptsMade` when this run started: it grows each time the job fails. */
-  attemptsMade: number;
+  /** How many earlier tries of this attempt's job failed (0 on the first): it grows each time the job fails. */
+  failedTries: number;
   /** No retry follows this run: a transient failure is recorded as the outcome. */
   final: boolean;
 }
@@ -178,7 +178,7 @@ export async function finishMany(db: Db, items: Finish[]): Promise<boolean[]> {
         ${sql.param(items.map(({ outcome }) => ('reference' in outcome ? 'succeeded' : 'failed')))}::text[],
         ${sql.param(items.map(({ outcome }) => ('reference' in outcome ? outcome.reference : null)))}::text[],
         ${sql.param(items.map(({ outcome }) => ('error' in outcome ? JSON.stringify(failureOf(outcome.error)) : null)))}::text[],
-        ${sql.param(items.map(({ outcome, attempt }) => ('error' in outcome ? attempt.attemptsMade : null)))}::int[]
+        ${sql.param(items.map(({ outcome, attempt }) => ('error' in outcome ? attempt.failedTries : null)))}::int[]
       ) as v(id, status, reference, failure, attempt)
       where s.id = v.id and s.status = 'pending'
       returning s.id`);

@@ -81,7 +81,7 @@ export class SubmissionRunner {
     const { submission } = await loadSubmission(this.#deps.db, submissionId);
     if (
       submission.status === 'failed' &&
-      attempt.attemptsMade > (submission.failedAtJobAttempt ?? Infinity)
+      attempt.failedTries > (submission.failedAtJobAttempt ?? Infinity)
     ) {
       return this.run(await reopen(this.#deps, submission), attempt);
     }

@@ -74,9 +74,9 @@ export function submissionHandlers(deps: EngineDeps): Handlers<'submission'> {
 }
 
 /**
- * Try `attempt` of a submission as the runner records it. The stored count stays BullMQ's `attemptsMade`
- * (one less than the try), which rows recorded before are compared with.
+ * Try `attempt` of a submission as the runner records it: the tries of its job that failed before (one
+ * less than the try, as rows recorded before this count was named stored it too).
  */
 function jobAttempt(attempt: number): JobAttempt {
-  return { attemptsMade: attempt - 1, final: isLastAttempt(retryPolicies.submission, attempt) };
+  return { failedTries: attempt - 1, final: isLastAttempt(retryPolicies.submission, attempt) };
 }
