@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderPool } from '../../src/documents/render-pool.js';
+import { buildEvidenceDocument } from '../../src/domain/evidence-document.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import {
   acceptedSubmissions,
@@ -17,12 +19,16 @@ import {
   type Tenant,
   timestampPattern,
 } from '../helpers/disputes.js';
+import { fullSubmission } from '../helpers/evidence-documents.js';
 
 let api: TestApi;
 let tenant: Tenant;
 beforeAll(async () => {
   api = await startTestApi({ env: { SUBMIT_WAIT_MS: '1500' } });
   tenant = await newTenant(api);
+  // The short wait keeps the 202 tests quick; starting the process's first render thread (loading the PDF
+  // engine, from source in tests) is not what a 201 here is about, and on a busy machine it can take it.
+  await renderPool().render(buildEvidenceDocument(fullSubmission(1)));
 });
 afterAll(async () => {
   await api.close();
