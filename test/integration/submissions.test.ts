@@ -276,9 +276,9 @@ describe('a failed submission', () => {
     await runSubmission(depsWith(mock), submission, first);
     await api.call('POST', `/v1/disputes/${dispute.id}/accept`, { key: tenant.key });
 
-    await expect(
-      runSubmission(depsWith(mock), submission, { failedTries: 1, final: false }),
-    ).rejects.toThrow(/is now accepted/);
+    await expect(runSubmission(depsWith(mock), submission, { failedTries: 1, final: false })).rejects.toThrow(
+      /is now accepted/,
+    );
     expect(mock.calls).toBe(1);
     expect((await getDispute(api, tenant.key, dispute.id)).state).toBe('accepted');
   });
@@ -336,9 +336,9 @@ describe('an operator retry of a failed submission that could no longer be submi
       .set({ dueBy: new Date(Date.now() - 1000) })
       .where(and(eq(disputes.orgId, tenant.org), eq(disputes.id, dispute.id)));
 
-    await expect(
-      runSubmission(depsWith(mock), submission, { failedTries: 1, final: false }),
-    ).rejects.toThrow(/^Not retrying: The dispute was due by /);
+    await expect(runSubmission(depsWith(mock), submission, { failedTries: 1, final: false })).rejects.toThrow(
+      /^Not retrying: The dispute was due by /,
+    );
     expect(mock.calls).toBe(1);
   });
 });

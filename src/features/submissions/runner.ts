@@ -79,10 +79,7 @@ export class SubmissionRunner {
     if (claimed) return this.runClaimed(claimed, attempt);
     // Not claimable: finished, held by another runner, or replaced by an operator's retry.
     const { submission } = await loadSubmission(this.#deps.db, submissionId);
-    if (
-      submission.status === 'failed' &&
-      attempt.failedTries > (submission.failedAtJobAttempt ?? Infinity)
-    ) {
+    if (submission.status === 'failed' && attempt.failedTries > (submission.failedAtJobAttempt ?? Infinity)) {
       return this.run(await reopen(this.#deps, submission), attempt);
     }
     if (submission.id !== submissionId) return this.run(submission.id, attempt);
