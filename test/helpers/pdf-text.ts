@@ -7,15 +7,24 @@ export async function openPdf(pdf: Buffer | Uint8Array) {
   return getDocument({ data: new Uint8Array(pdf) }).promise;
 }
 
-/** The text of each page as pdf.js extracts it, whitespace collapsed. */
-export async function pageTexts(pdf: Buffer | Uint8Array): Promise<string[]> {
+/**
+ * The text of each page as pdf.js extracts it: its pieces in order (pdf.js gives the gaps between words
+ * and cells as pieces of their own), a line's end as a line break.
+ */
+export async function pageLines(pdf: Buffer | Uint8Array): Promise<string[]> {
   const document = await openPdf(pdf);
   const pages: string[] = [];
   for (let number = 1; number <= document.numPages; number++) {
     const content = await (await document.getPage(number)).getTextContent();
-    const pieces = content.items.map((item) => ('str' in item ? item.str : ''));
-    pages.push(pieces.join(' ').replace(/\s+/g, ' '));
+    pages.push(
+      content.items.map((item) => ('str' in item ? item.str + (item.hasEOL ? '\n' : '') : '')).join(''),
+    );
   }
   await document.destroy();
   return pages;
+}
+
+/** The text of each page, whitespace (line breaks included) collapsed. */
+export async function pageTexts(pdf: Buffer | Uint8Array): Promise<string[]> {
+  return (await pageLines(pdf)).map((page) => page.replace(/\s+/g, ' ').trim());
 }

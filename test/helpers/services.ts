@@ -107,13 +107,16 @@ export async function dropKeys(url: string, prefix: string): Promise<void> {
 
 export const chromiumPath = '/usr/bin/chromium';
 
+/** The browser tests drive Debian's chromium. */
+export const ensureChromium = () => ensureDebianPackage('chromium', chromiumPath);
+
 /**
- * The browser tests drive Debian's chromium. When it is missing and this run may install packages (root,
- * with apt-get), install it, as the services above are started; otherwise the browser test fails saying
- * what to install.
+ * Some tests use a program from Debian's packages (chromium for the browser test, poppler-utils' pdftotext
+ * to read PDFs back). When `program` is missing and this run may install packages (root, with apt-get),
+ * install its package, as the services above are started; otherwise the test fails saying what to install.
  */
-export function ensureChromium(): void {
-  if (existsSync(chromiumPath) || process.getuid?.() !== 0 || !existsSync('/usr/bin/apt-get')) return;
-  const install = 'DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium';
+export function ensureDebianPackage(name: string, program: string): void {
+  if (existsSync(program) || process.getuid?.() !== 0 || !existsSync('/usr/bin/apt-get')) return;
+  const install = `DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ${name}`;
   if (tryRun(install) !== null) tryRun(`apt-get update -qq && ${install}`, 600_000);
 }

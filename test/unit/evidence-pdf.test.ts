@@ -7,6 +7,10 @@ import { buildEvidenceDocument, type EvidenceDocumentInput } from '../../src/dom
 import { bareDispute, fullSubmission, generatedAt, template } from '../helpers/evidence-documents.js';
 import { openPdf, pageTexts } from '../helpers/pdf-text.js';
 
+type RenderParameters = Parameters<
+  Awaited<ReturnType<Awaited<ReturnType<typeof openPdf>>['getPage']>>['render']
+>[0];
+
 /** Where the sample goes for a person to look at (gitignored). */
 const outputFolder = join(import.meta.dirname, '..', '..', 'test-output');
 
@@ -120,7 +124,7 @@ describe('renderPdf', () => {
     const page = await document.getPage(1);
     const viewport = page.getViewport({ scale: 2 });
     const canvas = createCanvas(viewport.width, viewport.height);
-    await page.render({ canvas: canvas as unknown as HTMLCanvasElement, viewport }).promise;
+    await page.render({ canvas: canvas as unknown as RenderParameters['canvas'], viewport }).promise;
     const png = canvas.toBuffer('image/png');
     writeFileSync(join(outputFolder, 'evidence-sample-page-1.png'), png);
     await document.destroy();
