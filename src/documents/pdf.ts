@@ -18,21 +18,27 @@ export function renderPdf(model: EvidenceDocument): Buffer {
   const document = compiled.result;
   if (!document) throw new Error(`Typst could not lay out the document: ${diagnostics(compiled)}`);
   const pdf = typst.pdf(document, { creationTimestamp: Math.floor(model.generatedAt.getTime() / 1000) });
-  // Typst keeps what it laid out for the next document (most of a template's text repeats); entries
-  // unused for a few documents go, so that a thread's memory stays flat.
-  typst.evictCache(cacheAge);
+  // Typst memoises what it computes, in one cache for the process (about 5 MB a reference document).
+  // What the last few documents did not use goes, every few documents: sweeping costs as much as laying
+  // out a short document, and never sweeping lets the cache grow without end.
+  rendered += 1;
+  if (rendered % sweepEvery === 0) typst.evictCache(1);
   return pdf;
 }
 
 /** The folder Typst sees, in memory only; the layout reads the model from `/document.json` in it. */
 const workspace = '/rebuttal';
-const modelPath = `${workspace}/document.json`;
-const cacheAge = 10;
+export const modelPath = `${workspace}/document.json`;
+const sweepEvery = 4;
+let rendered = 0;
+
+/** How the renderer's compiler is made (the documents bench makes a bare one the same way). */
+export const compilerOptions = () => ({ workspace, fontArgs: [{ fontPaths: fontFolders() }] });
 
 let shared: NodeCompiler | undefined;
 
 function compiler(): NodeCompiler {
-  shared ??= NodeCompiler.create({ workspace, fontArgs: [{ fontPaths: fontFolders() }] });
+  shared ??= NodeCompiler.create(compilerOptions());
   return shared;
 }
 

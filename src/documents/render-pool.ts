@@ -108,9 +108,13 @@ function startThread(): Worker {
 }
 
 let shared: RenderPool | undefined;
-// A thread holds about 40 MB once it has rendered; past a few, more threads add memory, not speed, and
-// `availableParallelism` counts the host's cores, not a container's share of them.
-let threads = Math.min(4, availableParallelism());
+
+/**
+ * A thread a core, at most four: a thread holds 20-40 MB once it has rendered; past a few, more threads
+ * add memory, not speed, and `availableParallelism` counts the host's cores, not a container's share.
+ */
+export const defaultRenderThreads = () => Math.min(4, availableParallelism());
+let threads = defaultRenderThreads();
 
 /** Sets the size of the process's pool (RENDER_THREADS), before its first render. */
 export function configureRenderThreads(count: number | undefined): void {
