@@ -14,10 +14,19 @@ import { evidenceLayout } from './evidence-layout.js';
 export function renderPdf(model: EvidenceDocument): Buffer {
   const typst = compiler();
   typst.mapShadow(modelPath, Buffer.from(JSON.stringify(model)));
-  const compiled = typst.compile({ mainFileContent: evidenceLayout });
-  const document = compiled.result;
-  if (!document) throw new Error(`Typst could not lay out the document: ${diagnostics(compiled)}`);
-  const pdf = typst.pdf(document, { creationTimestamp: Math.floor(model.generatedAt.getTime() / 1000) });
+  let pdf: Buffer;
+  try {
+    // Compiled and written in one call: a compiled document handed to JavaScript holds megabytes of
+    // native memory that V8 does not see, and so does not collect in time.
+    pdf = typst.pdf(
+      { mainFileContent: evidenceLayout },
+      { creationTimestamp: Math.floor(model.generatedAt.getTime() / 1000) },
+    );
+  } catch {
+    // That call says only that it failed; compiling again says why.
+    const compiled = typst.compile({ mainFileContent: evidenceLayout });
+    throw new Error(`Typst could not lay out the document: ${diagnostics(compiled)}`);
+  }
   // Typst memoises what it computes, in one cache for the process (about 5 MB a reference document).
   // What the last few documents did not use goes, every few documents: sweeping costs as much as laying
   // out a short document, and never sweeping lets the cache grow without end.
