@@ -3,7 +3,11 @@ import { join } from 'node:path';
 import { createCanvas } from '@napi-rs/canvas';
 import { describe, expect, it } from 'vitest';
 import { renderPdf } from '../../src/documents/pdf.js';
-import { buildEvidenceDocument, type EvidenceDocumentInput } from '../../src/domain/evidence-document.js';
+import {
+  buildEvidenceDocument,
+  type DocumentBlock,
+  type EvidenceDocumentInput,
+} from '../../src/domain/evidence-document.js';
 import { bareDispute, fullSubmission, generatedAt, template } from '../helpers/evidence-documents.js';
 import { openPdf, pageTexts } from '../helpers/pdf-text.js';
 
@@ -137,5 +141,13 @@ describe('renderPdf', () => {
     ).join(' ');
     expect(text).toContain('Dispute response');
     expect(text).toContain('Page 1 of 1');
+  });
+
+  it('fails with what Typst said when the layout cannot read the model', () => {
+    const model = buildEvidenceDocument({ dispute: bareDispute(), template: null, generatedAt });
+    model.blocks.push({ kind: 'chart' } as unknown as DocumentBlock);
+    expect(() => renderPdf(model)).toThrow(
+      /^Typst could not lay out the document: .*dictionary does not contain key \\"table\\"/,
+    );
   });
 });
