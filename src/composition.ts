@@ -111,7 +111,7 @@ export async function composeProcess(
   logger: Logger,
   test: TestParts = {},
 ): Promise<Composition> {
-  configureRenderThreads(config.RENDER_THREADS);
+  configureRenderThreads(config.RENDER_THREADS, config.RENDER_TIMEOUT_MS);
   // Only webhook deliveries build links without a request to take the origin from (API answers use the
   // request's host): said once, by each process that delivers them, not by every worker.
   if (!config.PUBLIC_URL && config.WORKERS.includes('webhook')) {

@@ -5,105 +5,182 @@ import type { RenderAnswer, RenderTask } from './pdf-thread.js';
 
 /**
  * Renders evidence PDFs on worker threads. Laying out a PDF is pure CPU (tens of milliseconds a
- * document): on the event loop, fifty submissions rendering at once would stall every request and lease
- * renewal of the process behind them. Threads keep the loop free and use every core.
+ * document, seconds for the largest): on the event loop, fifty submissions rendering at once would stall
+ * every request and lease renewal of the process behind them. Threads keep the loop free and use every
+ * core.
  *
- * One pool per process, its threads started as work arrives, up to RENDER_THREADS. The threads are
- * unref'd, so an idle pool never keeps a process alive, and a thread that dies (or is stopped after
- * `renderTimeoutMs` on one document) fails only the renders it held; the next render starts a new one.
+ * One pool per process, its threads started as work arrives, up to RENDER_THREADS (docs/architecture.md,
+ * "Render threads"). A thread holds one render at a time; the others wait here, one line per tenant,
+ * served in turn, so that one organisation's batch of large documents delays another's submission by
+ * about one of its renders, not the whole batch. A render's time limit counts from when a thread takes
+ * it: past it, that render fails and its thread is dropped for a fresh one, and nothing else fails with
+ * it. Idle threads are unref'd, so an idle pool never keeps a process alive.
  */
 export class RenderPool {
   readonly #size: number;
+  readonly #timeoutMs: number;
+  readonly #threadFile: URL;
   readonly #threads: Thread[] = [];
+  /** Waiting renders by tenant, in the order tenants are served: a tenant's line is never empty. */
+  readonly #waiting = new Map<string, Task[]>();
   #nextId = 1;
 
-  constructor(size: number) {
-    this.#size = Math.max(1, size);
+  constructor(options: RenderPoolOptions) {
+    this.#size = Math.max(1, options.threads);
+    this.#timeoutMs = options.timeoutMs;
+    this.#threadFile = options.threadFile ?? pdfThreadFile;
   }
 
-  render(model: EvidenceDocument): Promise<Buffer> {
-    const thread = this.#leastBusy();
-    const id = this.#nextId++;
+  /** Renders `model` for `tenant` (an organisation id), whose renders take turns with other tenants'. */
+  render(model: EvidenceDocument, tenant: string): Promise<Buffer> {
     return new Promise((resolve, reject) => {
-      // Sent first: a model that cannot be sent throws here, leaving nothing behind.
-      thread.worker.postMessage({ id, model } satisfies RenderTask);
-      // A render that never ends (a layout loop) must not hold its submission forever: the thread is
-      // stopped, which fails what it held, and those are retried like any failed render.
-      const timer = setTimeout(() => {
-        void thread.worker.terminate();
-      }, renderTimeoutMs);
-      thread.pending.set(id, {
-        resolve: (pdf) => {
-          clearTimeout(timer);
-          resolve(pdf);
-        },
-        reject: (error) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      });
-      thread.worker.ref();
+      const task: Task = { id: this.#nextId++, model, resolve, reject };
+      const line = this.#waiting.get(tenant);
+      if (line) line.push(task);
+      else this.#waiting.set(tenant, [task]);
+      this.#dispatch();
     });
   }
 
+  /** Stops every thread: renders waiting or running fail. */
   async close(): Promise<void> {
+    const waiting = [...this.#waiting.values()].flat();
+    this.#waiting.clear();
+    for (const task of waiting) task.reject(new Error('the render pool was closed'));
     const threads = this.#threads.splice(0);
     await Promise.all(threads.map((thread) => thread.worker.terminate()));
   }
 
-  #leastBusy(): Thread {
-    if (this.#threads.length < this.#size) {
-      const idle = this.#threads.find((thread) => thread.pending.size === 0);
-      return idle ?? this.#start();
+  /** Hands waiting renders to idle threads, starting threads up to the pool's size. */
+  #dispatch(): void {
+    while (this.#waiting.size > 0) {
+      const thread =
+        this.#threads.find((candidate) => !candidate.running) ??
+        (this.#threads.length < this.#size ? this.#start() : undefined);
+      if (!thread) return;
+      const task = this.#next();
+      if (task) this.#run(thread, task);
     }
-    return this.#threads.reduce((best, thread) => (thread.pending.size < best.pending.size ? thread : best));
+  }
+
+  /** The first tenant's oldest render; that tenant goes to the back of the line if it has more. */
+  #next(): Task | undefined {
+    for (const [tenant, line] of this.#waiting) {
+      this.#waiting.delete(tenant);
+      const task = line.shift();
+      if (line.length > 0) this.#waiting.set(tenant, line);
+      return task;
+    }
+    return undefined;
+  }
+
+  #run(thread: Thread, task: Task): void {
+    try {
+      thread.worker.postMessage({ id: task.id, model: task.model } satisfies RenderTask);
+    } catch (error) {
+      // A model that cannot be sent fails alone; the thread never saw it and stays idle.
+      task.reject(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    const timer = setTimeout(() => this.#timeOut(thread), this.#timeoutMs);
+    thread.running = { task, timer };
+    // Only a thread with work in hand holds the process open.
+    thread.worker.ref();
+  }
+
+  /**
+   * A render that never ends (a layout loop) must not hold its submission, or its thread, forever: it
+   * fails, and its thread is dropped at once. Termination is not awaited: a renderer that runs
+   * synchronously in native code lets the thread stop only when its call returns, and the next render
+   * must not wait for that; a fresh thread takes the dropped one's place meanwhile.
+   */
+  #timeOut(thread: Thread): void {
+    const running = thread.running;
+    if (!running) return;
+    this.#drop(thread);
+    thread.worker.unref();
+    void thread.worker.terminate();
+    running.task.reject(
+      new Error(
+        `rendering the PDF took longer than ${this.#timeoutMs} ms (RENDER_TIMEOUT_MS); its thread was stopped`,
+      ),
+    );
+    this.#dispatch();
+  }
+
+  /** A thread that died fails the render it held, and only that one. */
+  #lost(thread: Thread, error: Error): void {
+    const running = thread.running;
+    this.#drop(thread);
+    if (running) running.task.reject(error);
+    this.#dispatch();
+  }
+
+  #drop(thread: Thread): void {
+    const index = this.#threads.indexOf(thread);
+    if (index >= 0) this.#threads.splice(index, 1);
+    if (thread.running) clearTimeout(thread.running.timer);
+    thread.running = undefined;
   }
 
   #start(): Thread {
-    const worker = startThread();
-    const thread: Thread = { worker, pending: new Map() };
+    const worker = startThread(this.#threadFile);
+    const thread: Thread = { worker, running: undefined };
     worker.on('message', (answer: RenderAnswer) => {
-      const waiting = thread.pending.get(answer.id);
-      thread.pending.delete(answer.id);
-      // Only a thread with work in hand holds the process open.
-      if (thread.pending.size === 0) worker.unref();
-      if (!waiting) return;
+      const running = thread.running;
+      // An answer after its render timed out belongs to no one: the thread is dropped already.
+      if (running?.task.id !== answer.id) return;
+      clearTimeout(running.timer);
+      thread.running = undefined;
       if ('pdf' in answer)
-        waiting.resolve(Buffer.from(answer.pdf.buffer, answer.pdf.byteOffset, answer.pdf.length));
-      else waiting.reject(new Error(`rendering the PDF failed: ${answer.error}`));
+        running.task.resolve(Buffer.from(answer.pdf.buffer, answer.pdf.byteOffset, answer.pdf.length));
+      else running.task.reject(new Error(`rendering the PDF failed: ${answer.error}`));
+      this.#dispatch();
+      if (!thread.running) worker.unref();
     });
-    const fail = (error: Error) => {
-      const index = this.#threads.indexOf(thread);
-      if (index >= 0) this.#threads.splice(index, 1);
-      for (const waiting of thread.pending.values()) waiting.reject(error);
-      thread.pending.clear();
-    };
-    worker.on('error', fail);
-    worker.on('exit', (code) => fail(new Error(`the render thread exited (code ${code})`)));
+    worker.on('error', (error) =>
+      this.#lost(thread, new Error(`the render thread failed: ${error.message}`, { cause: error })),
+    );
+    worker.on('exit', (code) => this.#lost(thread, new Error(`the render thread exited (code ${code})`)));
     worker.unref();
     this.#threads.push(thread);
     return thread;
   }
 }
 
-/** Far beyond any document's layout (tens of milliseconds; a second for hundreds of pages). */
-const renderTimeoutMs = 60_000;
+export interface RenderPoolOptions {
+  /** At most this many threads (RENDER_THREADS). */
+  threads: number;
+  /** How long one render may hold its thread (RENDER_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** The threads' module: the PDF renderer's (pdf-thread.ts) unless a test puts in a thread of its own. */
+  threadFile?: URL;
+}
+
+interface Task {
+  id: number;
+  model: EvidenceDocument;
+  resolve(pdf: Buffer): void;
+  reject(error: Error): void;
+}
 
 interface Thread {
   worker: Worker;
-  pending: Map<number, { resolve(pdf: Buffer): void; reject(error: Error): void }>;
+  running: { task: Task; timer: NodeJS.Timeout } | undefined;
 }
 
 // Compiled, the thread is the .js file beside this one. Run from source (tsx, vitest) it is the .ts file,
 // which a thread can load only once tsx's loader is registered in it (execArgv's --import is not applied
 // to threads on Node 20), so the thread starts with a line that registers it first.
-const fromSource = import.meta.url.endsWith('.ts');
-const threadFile = new URL(`./pdf-thread.${fromSource ? 'ts' : 'js'}`, import.meta.url);
+const pdfThreadFile = new URL(
+  `./pdf-thread.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`,
+  import.meta.url,
+);
 
-function startThread(): Worker {
-  if (!fromSource) return new Worker(threadFile);
+function startThread(file: URL): Worker {
+  if (!file.pathname.endsWith('.ts')) return new Worker(file);
   const tsx = import.meta.resolve('tsx/esm/api');
-  const boot = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(threadFile.href)}); })`;
+  const boot = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(file.href)}); })`;
   return new Worker(boot, { eval: true });
 }
 
@@ -115,14 +192,17 @@ let shared: RenderPool | undefined;
  */
 export const defaultRenderThreads = () => Math.min(4, availableParallelism());
 let threads = defaultRenderThreads();
+/** Far beyond an ordinary document's layout (tens of milliseconds; seconds for hundreds of pages). */
+let timeoutMs = 30_000;
 
-/** Sets the size of the process's pool (RENDER_THREADS), before its first render. */
-export function configureRenderThreads(count: number | undefined): void {
+/** Sets the process's pool (RENDER_THREADS, RENDER_TIMEOUT_MS), before its first render. */
+export function configureRenderThreads(count: number | undefined, renderTimeoutMs: number): void {
   if (count !== undefined) threads = count;
+  timeoutMs = renderTimeoutMs;
 }
 
 /** The process's pool: a thread a core, at most four, unless configured. */
 export function renderPool(): RenderPool {
-  shared ??= new RenderPool(threads);
+  shared ??= new RenderPool({ threads, timeoutMs });
   return shared;
 }

@@ -143,7 +143,9 @@ await runBench(async () => {
   // The render threads started and their fonts found before the clock starts, as in a process that has
   // rendered before: a thread's start (about a second when run from source) is not a submission's cost.
   const warmUp = buildEvidenceDocument({ dispute: bareDispute(), template: null, generatedAt: new Date() });
-  await Promise.all(Array.from({ length: defaultRenderThreads() }, () => renderPool().render(warmUp)));
+  await Promise.all(
+    Array.from({ length: defaultRenderThreads() }, () => renderPool().render(warmUp, 'warm-up')),
+  );
 
   const ourSeconds = await timed(async () => {
     const running = await startWorkers(engine, ['submission']);

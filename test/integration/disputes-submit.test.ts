@@ -28,7 +28,7 @@ beforeAll(async () => {
   tenant = await newTenant(api);
   // The short wait keeps the 202 tests quick; starting the process's first render thread (loading the PDF
   // engine, from source in tests) is not what a 201 here is about, and on a busy machine it can take it.
-  await renderPool().render(buildEvidenceDocument(fullSubmission(1)));
+  await renderPool().render(buildEvidenceDocument(fullSubmission(1)), tenant.org);
 });
 afterAll(async () => {
   await api.close();

@@ -69,15 +69,16 @@ async function renderResponse(source: DocumentSource, documentId = newId('docume
     },
     generatedAt: submission.createdAt,
   };
-  return { source, input, response: await renderInput(input, documentId, dispute.id) };
+  return { source, input, response: await renderInput(input, submission.orgId, documentId, dispute.id) };
 }
 
 async function renderInput(
   input: EvidenceDocumentInput,
+  orgId: string,
   documentId: string,
   disputeId: string,
 ): Promise<ResponsePackage> {
-  const pdf = await renderPool().render(buildEvidenceDocument(input));
+  const pdf = await renderPool().render(buildEvidenceDocument(input), orgId);
   return {
     evidence: evidenceDictionary(input),
     document: {
@@ -116,7 +117,7 @@ export async function rerenderDocuments(
     const input = redact(stored);
     // Only what the redaction changes is rendered again: the others stay byte for byte what was sent.
     if (JSON.stringify(inputToJson(input)) === JSON.stringify(inputToJson(stored))) continue;
-    const response = await renderInput(input, document.id, disputeId);
+    const response = await renderInput(input, document.orgId, document.id, disputeId);
     const { pdf, sha256 } = response.document;
     if (sha256 === document.sha256) continue;
     await tx
