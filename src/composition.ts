@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { AppDeps } from './api/endpoint.js';
-import type { Config } from './config.js';
+import { type Config, documentLimits } from './config.js';
 import { type Database, type Db, openDatabase } from './db/client.js';
 import { type DocumentLinks, linksFor } from './documents/links.js';
 import { configureRenderThreads } from './documents/render-pool.js';
@@ -161,6 +161,7 @@ export async function composeProcess(
         secrets,
         links,
         allowPrivateWebhooks: config.WEBHOOK_ALLOW_PRIVATE,
+        documentLimits: documentLimits(config),
       };
       return { deps, redis };
     },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { DocumentLimits } from './domain/document-size.js';
 import { type QueueName, queueNames } from './queue-names.js';
 
 /**
@@ -119,6 +120,12 @@ const settings = z.object({
     .max(7 * 86_400)
     .default(3600),
   /**
+   * The largest response document a template and a dispute's evidence may make (docs/api.md, "Limits"):
+   * refused when either is saved, so that no request can make a render cost what it likes (issue 15).
+   */
+  DOCUMENT_MAX_CHARACTERS: z.coerce.number().int().min(1).max(10_000_000).default(200_000),
+  DOCUMENT_MAX_PAGES: z.coerce.number().int().min(1).max(2000).default(60),
+  /**
    * Allow webhook URLs on loopback and private addresses, and plain http (development and tests only).
    * Unset: on with the embedded database, the single-machine start, where a newcomer's receiver runs on
    * the same machine; off with DATABASE_URL.
@@ -135,6 +142,13 @@ const resolved = settings.transform((values) => ({
 }));
 
 export type Config = z.infer<typeof resolved>;
+
+/** The document size limits as the features take them (domain/document-size.ts). */
+export function documentLimits(
+  config: Pick<Config, 'DOCUMENT_MAX_CHARACTERS' | 'DOCUMENT_MAX_PAGES'>,
+): DocumentLimits {
+  return { characters: config.DOCUMENT_MAX_CHARACTERS, pages: config.DOCUMENT_MAX_PAGES };
+}
 
 /** Every setting's name: the environment variables this service reads. */
 export const settingNames = Object.keys(settings.shape);

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Db } from '../db/client.js';
 import type { DocumentLinks } from '../documents/links.js';
+import type { DocumentLimits } from '../domain/document-size.js';
 import type { ApiError, ErrorType } from '../domain/errors.js';
 import { parseInput } from '../domain/parse-input.js';
 import type { DisputeObjectCache } from '../features/disputes/object-cache.js';
@@ -38,6 +39,8 @@ export interface AppDeps {
   links: DocumentLinks;
   /** WEBHOOK_ALLOW_PRIVATE: webhook endpoint URLs may use plain http. */
   allowPrivateWebhooks: boolean;
+  /** DOCUMENT_MAX_CHARACTERS and DOCUMENT_MAX_PAGES, checked when evidence or a template is saved. */
+  documentLimits: DocumentLimits;
 }
 
 /** A request as the app hands it over, before its endpoint's checks. */

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { queuePorts } from '../composition.js';
-import { loadConfig } from '../config.js';
+import { documentLimits, loadConfig } from '../config.js';
 import type { Db } from '../db/client.js';
 import { disputePath, toDisputeObject } from '../domain/disputes.js';
 import { type DisputeDeps, retrieveDispute } from '../features/disputes/commands.js';
@@ -99,6 +99,7 @@ async function withDisputeService<T>(io: CliIo, work: (deps: DisputeDeps) => Pro
         adapters: createAdapterRegistry(),
         submitter: queuePorts({ db, queues, logger, config }).submitter,
         logger,
+        documentLimits: documentLimits(config),
       }),
     ),
   );

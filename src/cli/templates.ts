@@ -1,5 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { documentLimits, loadConfig } from '../config.js';
 import type { Db } from '../db/client.js';
 import { parseInput } from '../domain/parse-input.js';
 import { type CreateTemplateInput, createTemplateInput } from '../domain/templates.js';
@@ -120,7 +121,12 @@ export function registerTemplateCommands(program: Command, io: CliIo): void {
     .action(async (options: { org: string; mode: Mode; file: string; json?: boolean }) => {
       const inputs = parseEntries(entriesOf(options.file, await readFile(options.file, 'utf8')));
       const imported = await io.withDatabase(async (db) =>
-        importTemplates(db, await callerFor(db, options.org, options.mode), inputs),
+        importTemplates(
+          db,
+          await callerFor(db, options.org, options.mode),
+          inputs,
+          documentLimits(loadConfig()),
+        ),
       );
       const rows = imported.map(({ template: row, action }) => ({ ...row, action }));
       io.print(

@@ -190,11 +190,15 @@ class RecordingRemovals implements RemovalDispatcher {
   }
 }
 
+/** The default limits (docs/operations.md, "Configuration"). */
+const limits = { characters: 200_000, pages: 60 };
+
 const disputeDeps = (submitter: Submitter = new InProcessSubmitter(true)): DisputeDeps => ({
   db,
   adapters,
   submitter,
   logger,
+  documentLimits: limits,
 });
 
 interface Organisation {
@@ -237,6 +241,7 @@ async function letterTemplate(tenant: Tenant, id = uniqueId('tpl')) {
       fields: [{ key: 'summary', type: 'text', required: true }],
       body: 'Summary: {{summary}}',
     }),
+    limits,
   );
   return { template: id, fields: { summary: 'The goods were delivered on time.' } };
 }
@@ -347,11 +352,16 @@ describe('templates', () => {
     'are created, listed page by page, updated, imported whole or not at all, and deleted',
     async () => {
       const { tenant } = await newOrganisation('Templates');
-      const first = await createTemplate(db, tenant, createTemplateInput.parse({ id: 'tpl_a', name: 'A' }));
+      const first = await createTemplate(
+        db,
+        tenant,
+        createTemplateInput.parse({ id: 'tpl_a', name: 'A' }),
+        limits,
+      );
       await new Promise((resolve) => setTimeout(resolve, 5));
-      await createTemplate(db, tenant, createTemplateInput.parse({ id: 'tpl_b', name: 'B' }));
+      await createTemplate(db, tenant, createTemplateInput.parse({ id: 'tpl_b', name: 'B' }), limits);
       await expect(
-        createTemplate(db, tenant, createTemplateInput.parse({ id: 'tpl_a', name: 'again' })),
+        createTemplate(db, tenant, createTemplateInput.parse({ id: 'tpl_a', name: 'again' }), limits),
       ).rejects.toThrow(/already exists/);
 
       const page = await listTemplates(db, tenant, { limit: 1 });
@@ -359,26 +369,36 @@ describe('templates', () => {
       const next = await listTemplates(db, tenant, { limit: 1, startingAfter: 'tpl_b' });
       expect(next).toMatchObject({ hasMore: false, data: [{ id: 'tpl_a' }] });
 
-      const updated = await updateTemplate(db, tenant, 'tpl_a', { description: 'changed' });
+      const updated = await updateTemplate(db, tenant, 'tpl_a', { description: 'changed' }, limits);
       expect(updated).toMatchObject({ id: 'tpl_a', name: 'A', description: 'changed' });
       expect(updated.version).toBeGreaterThan(first.version);
 
-      const imported = await importTemplates(db, tenant, [
-        createTemplateInput.parse({ id: 'tpl_b', name: 'B2' }),
-        createTemplateInput.parse({ id: 'tpl_c', name: 'C' }),
-      ]);
+      const imported = await importTemplates(
+        db,
+        tenant,
+        [
+          createTemplateInput.parse({ id: 'tpl_b', name: 'B2' }),
+          createTemplateInput.parse({ id: 'tpl_c', name: 'C' }),
+        ],
+        limits,
+      );
       expect(imported.map(({ template, action }) => `${template.id} ${action}`)).toEqual([
         'tpl_b updated',
         'tpl_c created',
       ]);
       // A refused entry refuses the whole import: its earlier entries are not written either.
       await expect(
-        importTemplates(db, tenant, [
-          createTemplateInput.parse({ id: 'tpl_c', name: 'C2' }),
-          createTemplateInput.parse({ id: 'tpl_d', name: 'D' }),
-          createTemplateInput.parse({ id: 'tpl_b', name: 'B3' }),
-          createTemplateInput.parse({ id: 'tpl_d', name: 'twice' }),
-        ]),
+        importTemplates(
+          db,
+          tenant,
+          [
+            createTemplateInput.parse({ id: 'tpl_c', name: 'C2' }),
+            createTemplateInput.parse({ id: 'tpl_d', name: 'D' }),
+            createTemplateInput.parse({ id: 'tpl_b', name: 'B3' }),
+            createTemplateInput.parse({ id: 'tpl_d', name: 'twice' }),
+          ],
+          limits,
+        ),
       ).rejects.toThrow(/index 3/);
       expect((await retrieveTemplate(db, tenant, 'tpl_c')).name).toBe('C');
 

@@ -27,6 +27,8 @@ describe('loadConfig', () => {
       DUE_SOON_HOURS: 48,
       RENDER_TIMEOUT_MS: 30_000,
       DOCUMENT_LINK_SECONDS: 3600,
+      DOCUMENT_MAX_CHARACTERS: 200_000,
+      DOCUMENT_MAX_PAGES: 60,
       MOCK_DISPUTE_SECONDS: 30,
       WEBHOOK_ALLOW_PRIVATE: false,
     });
@@ -94,6 +96,8 @@ describe('loadConfig', () => {
     [{ ...base, MOCK_PROCESSOR_URL: 'ftp://x' }, 'MOCK_PROCESSOR_URL'],
     [{ ...base, PUBLIC_URL: 'disputes.example.com' }, 'PUBLIC_URL'],
     [{ ...base, DOCUMENT_LINK_SECONDS: '10' }, 'DOCUMENT_LINK_SECONDS'],
+    [{ ...base, DOCUMENT_MAX_CHARACTERS: '0' }, 'DOCUMENT_MAX_CHARACTERS'],
+    [{ ...base, DOCUMENT_MAX_PAGES: 'many' }, 'DOCUMENT_MAX_PAGES'],
   ])('refuses to start half-configured: %j', (env, problem) => {
     expect(() => loadConfig(env)).toThrow(problem);
   });

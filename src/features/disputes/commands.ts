@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.js';
 import { disputes } from '../../db/schema/index.js';
+import type { DocumentLimits } from '../../domain/document-size.js';
 import { ApiError, notFound } from '../../domain/errors.js';
 import { checkEvidenceSize } from '../../domain/evidence.js';
 import { disputeFacts } from '../../domain/rules.js';
@@ -16,6 +17,7 @@ import type { Submitter } from '../submissions/port.js';
 import { prepareSubmission } from '../submissions/prepare.js';
 import type { Caller } from '../tenancy.js';
 import { recordDisputeEvent } from '../webhooks/events.js';
+import { documentProblem } from './document-size.js';
 import type { EvidenceInput, SubmitInput, UpdateInput } from './inputs.js';
 import type { DisputeOutcome } from './outcomes.js';
 import { type DisputeRow, findDispute, loadTemplate, lockDispute, type TemplateRow } from './records.js';
@@ -33,6 +35,8 @@ export interface DisputeDeps {
   now?: () => Date;
   /** Where arrival rules warn of a template that no longer exists. */
   logger?: Logger;
+  /** DOCUMENT_MAX_CHARACTERS and DOCUMENT_MAX_PAGES: what a dispute's evidence and template may make. */
+  documentLimits: DocumentLimits;
 }
 
 type Change = Partial<typeof disputes.$inferInsert>;
@@ -146,6 +150,13 @@ async function inTransaction(
     if (decision.outcome === 'refuse')
       throw new ApiError(decision.error, refusalMessage(decision.error, dispute));
     const { change, template } = await checkEvidence(tx, caller, dispute, stored, input);
+    // Refused before anything is written (docs/api.md, "The size of the response document"); an update
+    // that leaves the evidence and the template as they were is not, so that a dispute can still be taken
+    // out of the queue.
+    if (action !== 'accept' && (action !== 'update' || documentColumns.some((column) => column in change))) {
+      const problem = documentProblem({ ...dispute, ...change }, template, deps.documentLimits, now(deps));
+      if (problem) throw problem;
+    }
     if (action !== 'accept') await requireChargeWhenReadOnly(tx, { ...dispute, ...change });
     if (await acceptedByRule(tx, caller, action, dispute, change, input.force ?? false, now(deps))) {
       // The client's parameters are saved with the acceptance; a submit or queue is held as an accepted
@@ -241,6 +252,7 @@ async function reschedule(submitter: Submitter, before: DisputeRow | null, after
 }
 
 const evidenceColumns = ['fields', 'products', 'correspondence', 'pastPayments'] as const;
+const documentColumns = [...evidenceColumns, 'template', 'referenceUrl'] as const;
 
 async function checkEvidence(
   tx: Tx,

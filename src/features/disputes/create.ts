@@ -19,6 +19,7 @@ import {
   submitAt,
   write,
 } from './commands.js';
+import { documentProblem } from './document-size.js';
 import type { CreateInput } from './inputs.js';
 import type { DisputeOutcome } from './outcomes.js';
 
@@ -73,6 +74,9 @@ export async function createDispute(
     checkEvidenceSize({ fields, products, correspondence, pastPayments });
     const [inserted] = await tx.insert(disputes).values(values).onConflictDoNothing().returning();
     if (!inserted) throw new ApiError('invalid_request', `A dispute with id '${input.id}' already exists.`);
+    // Inside the transaction: a refusal undoes the insert.
+    const oversized = documentProblem(inserted, template, deps.documentLimits, at);
+    if (oversized) throw oversized;
     const [arrived = { dispute: inserted, template }] = await applyArrivalRules(
       tx,
       [{ dispute: inserted, template }],

@@ -6,6 +6,7 @@ import { prepareSubmissions } from '../submissions/prepare.js';
 import type { Claimed } from '../submissions/records.js';
 import { recordDisputeEvents } from '../webhooks/events.js';
 import { type DisputeDeps, now } from './commands.js';
+import { documentProblem } from './document-size.js';
 import { type DisputeRow, loadTemplates } from './records.js';
 
 export type QueuedOutcome =
@@ -18,12 +19,13 @@ export type QueuedOutcome =
  * included, in one transaction for the batch. Run by the submission worker, which then calls the
  * processor with the attempt it holds. A dispute no longer queued, or queued for a later moment, is left
  * alone (its job was stale). One that can no longer be submitted (a template field went missing, the
- * deadline passed) returns to needs_response with a `dispute.submission_failed` event, and the refusal is
- * the job's failure reason. A failed submission also returns the dispute to needs_response: its moment
- * has passed, and the merchant must act.
+ * deadline passed, its template grew so that its response document is over the size limits) returns to
+ * needs_response with a `dispute.submission_failed` event, and the refusal is the job's failure reason.
+ * A failed submission also returns the dispute to needs_response: its moment has passed, and the
+ * merchant must act.
  */
 export async function prepareQueuedDisputes(
-  deps: Pick<DisputeDeps, 'db' | 'adapters' | 'now'> & { leaseMs: number },
+  deps: Pick<DisputeDeps, 'db' | 'adapters' | 'now' | 'documentLimits'> & { leaseMs: number },
   disputeUids: string[],
 ): Promise<QueuedOutcome[]> {
   const at = now(deps);
@@ -44,7 +46,10 @@ export async function prepareQueuedDisputes(
     const refused: DisputeRow[] = [];
     const ready: DisputeRow[] = [];
     for (const dispute of due) {
-      const problem = submitProblem(dispute, templates.get(dispute.uid) ?? null, at);
+      const template = templates.get(dispute.uid) ?? null;
+      // The template may have grown since the dispute was queued: refused here, never rendered.
+      const problem =
+        submitProblem(dispute, template, at) ?? documentProblem(dispute, template, deps.documentLimits, at);
       if (problem) outcomes.set(dispute.uid, { status: 'refused', message: problem.message });
       (problem ? refused : ready).push(dispute);
     }

@@ -2,6 +2,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.js';
 import { type PageQuery, planPage } from '../../db/paging.js';
 import { templates } from '../../db/schema/index.js';
+import { type DocumentLimits, documentSizeProblem, measureTemplate } from '../../domain/document-size.js';
 import { ApiError, notFound } from '../../domain/errors.js';
 import type { CreateTemplateInput, TemplateInput } from '../../domain/templates.js';
 import type { TemplateRow } from '../disputes/records.js';
@@ -13,7 +14,9 @@ export async function createTemplate(
   db: Db | Tx,
   tenant: Tenant,
   input: CreateTemplateInput,
+  limits: DocumentLimits,
 ): Promise<TemplateRow> {
+  checkTemplateSize({ id: input.id, name: input.name ?? null, body: input.body ?? null }, limits);
   const [created] = await db
     .insert(templates)
     .values({ orgId: tenant.orgId, livemode: tenant.livemode, id: input.id, ...columns(input) })
@@ -49,14 +52,35 @@ export async function updateTemplate(
   tenant: Tenant,
   id: string,
   input: TemplateInput,
+  limits: DocumentLimits,
 ): Promise<TemplateRow> {
-  const [updated] = await db
-    .update(templates)
-    .set({ ...columns(input), updatedAt: new Date() })
-    .where(and(ownedBy(templates, tenant), eq(templates.id, id)))
-    .returning();
-  if (!updated) throw notFound.template(id, false);
-  return updated;
+  // The template as the update leaves it is measured; a refusal rolls the update back.
+  return db.transaction(async (tx) => {
+    const [updated] = await tx
+      .update(templates)
+      .set({ ...columns(input), updatedAt: new Date() })
+      .where(and(ownedBy(templates, tenant), eq(templates.id, id)))
+      .returning();
+    if (!updated) throw notFound.template(id, false);
+    checkTemplateSize(updated, limits);
+    return updated;
+  });
+}
+
+/**
+ * A template's own text, every placeholder empty, is part of every document it makes: over the limits
+ * alone, it is refused (docs/api.md, "The size of the response document"). The disputes that name it
+ * are not measured here (a template may serve any number of them): each is checked when it is submitted
+ * or queued, and again when its queued moment comes.
+ */
+function checkTemplateSize(
+  template: { id: string; name: string | null; body: string | null },
+  limits: DocumentLimits,
+): void {
+  const size = measureTemplate({ ...template, fields: [] });
+  const subject = `Template '${template.id}' alone makes a response document of`;
+  const problem = documentSizeProblem(size, limits, subject);
+  if (problem) throw problem;
 }
 
 export interface ImportedTemplate {
@@ -74,6 +98,7 @@ export async function importTemplates(
   db: Db,
   tenant: Tenant,
   inputs: readonly CreateTemplateInput[],
+  limits: DocumentLimits,
 ): Promise<ImportedTemplate[]> {
   const firstIndex = new Map<string, number>();
   inputs.forEach((input, index) => {
@@ -104,8 +129,8 @@ export async function importTemplates(
       try {
         imported.push(
           known.has(input.id)
-            ? { template: await updateTemplate(tx, tenant, input.id, input), action: 'updated' }
-            : { template: await createTemplate(tx, tenant, input), action: 'created' },
+            ? { template: await updateTemplate(tx, tenant, input.id, input, limits), action: 'updated' }
+            : { template: await createTemplate(tx, tenant, input, limits), action: 'created' },
         );
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);

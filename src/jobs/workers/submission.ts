@@ -1,3 +1,4 @@
+import { documentLimits } from '../../config.js';
 import { Batcher } from '../../db/batcher.js';
 import { decideRetry, isLastAttempt, retryPolicies } from '../../domain/retry-policy.js';
 import { prepareQueuedDisputes, type QueuedOutcome } from '../../features/disputes/queued.js';
@@ -20,7 +21,10 @@ export function submissionHandlers(deps: EngineDeps): Handlers<'submission'> {
   const runner = new SubmissionRunner({ ...deps, leaseMs });
   // Queued disputes falling due together are prepared together (db/batcher.ts).
   const queued = new Batcher<string, QueuedOutcome>((uids) =>
-    prepareQueuedDisputes({ db: deps.db, adapters: deps.adapters, leaseMs }, uids),
+    prepareQueuedDisputes(
+      { db: deps.db, adapters: deps.adapters, leaseMs, documentLimits: documentLimits(deps.config) },
+      uids,
+    ),
   );
 
   /**

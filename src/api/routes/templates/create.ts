@@ -15,7 +15,7 @@ export const createTemplateEndpoint = defineEndpoint({
     errors: [],
   },
   async handle({ caller, input, url, deps }) {
-    const template = await createTemplate(deps.db, caller, input);
+    const template = await createTemplate(deps.db, caller, input, deps.documentLimits);
     return { status: 201, body: templateObject(template, url) };
   },
 });

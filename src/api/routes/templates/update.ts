@@ -17,7 +17,7 @@ export const updateTemplateEndpoint = defineEndpoint({
     errors: [['template_not_found', 404]],
   },
   async handle({ caller, params, input, url, deps }) {
-    const template = await updateTemplate(deps.db, caller, params.id, input);
+    const template = await updateTemplate(deps.db, caller, params.id, input, deps.documentLimits);
     return { status: 200, body: templateObject(template, url) };
   },
 });

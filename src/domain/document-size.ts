@@ -1,0 +1,233 @@
+import { ApiError } from './errors.js';
+import {
+  buildEvidenceDocument,
+  type DocumentBlock,
+  documentText,
+  type EvidenceDocumentInput,
+  type EvidenceTemplate,
+  type LabelledValue,
+} from './evidence-document.js';
+import { placeholderValues } from './evidence-format.js';
+import type { EvidenceTable } from './evidence-tables.js';
+import { bodyLines, scanPlaceholders } from './template-body.js';
+
+/**
+ * How big a response document would be, measured without building it (issue 15): a template body of
+ * 100,000 characters may hold 20,000 placeholders, each filled with a field of 10,000 characters, so the
+ * expansion itself is what must not be made. The template body is measured by counting: per line, its
+ * literal text plus the length and width of each placeholder's value, each value measured once.
+ * Everything else in the document is bounded by the evidence limits (512 KiB a dispute), so it is built
+ * and measured as it is.
+ *
+ * The same expansion is the evidence dictionary's `uncategorized_text`, so bounding the document bounds it.
+ * Both figures are upper bounds: characters are at least `documentText`'s, and pages over-estimate the PDF
+ * layout (docs/api.md, "The size of the response document").
+ */
+
+export interface DocumentSize {
+  characters: number;
+  pages: number;
+}
+
+/** DOCUMENT_MAX_CHARACTERS and DOCUMENT_MAX_PAGES (docs/operations.md, "Configuration"). */
+export interface DocumentLimits {
+  characters: number;
+  pages: number;
+}
+
+// The renderer's geometry (documents/pdf.ts): US Letter less its margins, Roboto at 9.5 pt (text) and
+// 8.5 pt (table cells), lines 1.25 times the font's own height.
+const contentWidth = 504;
+const contentHeight = 684;
+const bodySize = 9.5;
+const bodyLine = 14;
+const cellSize = 8.5;
+const cellLine = 13;
+const cellPadding = 4;
+const rowPadding = 6;
+/** A heading, a table's title, the space around them. */
+const headingHeight = 40;
+/** The title and subtitle. */
+const titleHeight = 60;
+const pairLabelWidth = 150;
+const pairValueWidth = contentWidth - pairLabelWidth - 3 * cellPadding;
+const detailWidth = contentWidth - cellPadding - 10;
+/**
+ * Rows are not split across pages and words wrap whole, so pages end before they are full: a tenth more
+ * height covers both for ordinary text.
+ */
+const layoutLoss = 1.1;
+
+/**
+ * A character's width in ems, rounded up from Roboto's by class: text of wide letters (a line of `W`)
+ * takes half as many lines again as prose, and a count of characters alone would miss that.
+ */
+function charWidth(code: number): number {
+  if (code === 32) return 0.26;
+  if (code === 77 || code === 87 || code === 109 || code === 119) return 0.9; // M W m w
+  if (code >= 65 && code <= 90) return 0.68; // A-Z
+  if (code >= 48 && code <= 57) return 0.58; // 0-9
+  if (code >= 0x2e80) return 1; // CJK and other full-width scripts
+  return 0.56;
+}
+
+/** The width of `text` (from `start` to `end`) in ems, and how many line breaks it holds. */
+function measureText(text: string, start = 0, end = text.length): { ems: number; breaks: number } {
+  let ems = 0;
+  let breaks = 0;
+  for (let at = start; at < end; at += 1) {
+    const code = text.charCodeAt(at);
+    if (code === 10) breaks += 1;
+    else ems += charWidth(code);
+  }
+  return { ems, breaks };
+}
+
+/** Lines `text` wraps to in `width` points at `fontSize`: each of its own lines takes at least one. */
+function wrappedLines(text: string, width: number, fontSize: number): number {
+  let lines = 0;
+  for (const line of text.split('\n')) {
+    lines += Math.max(1, Math.ceil((measureText(line).ems * fontSize) / width));
+  }
+  return lines;
+}
+
+function pairsHeight(rows: LabelledValue[]): number {
+  let height = headingHeight;
+  for (const row of rows) {
+    const lines = Math.max(
+      wrappedLines(row.label, pairLabelWidth, bodySize),
+      wrappedLines(row.value, pairValueWidth, bodySize),
+    );
+    height += lines * bodyLine + rowPadding;
+  }
+  return height;
+}
+
+function tableHeight(table: EvidenceTable): number {
+  const total = table.columns.reduce((sum, column) => sum + column.weight, 0);
+  const available = contentWidth - (2 * table.columns.length - 1) * cellPadding;
+  const widths = table.columns.map((column) => (available * column.weight) / total);
+  let height = headingHeight + cellLine + rowPadding;
+  for (const row of table.rows) {
+    const cells = row.cells.map((cell, at) => wrappedLines(cell, widths[at] ?? available, cellSize));
+    height += Math.max(1, ...cells) * cellLine + rowPadding;
+    if (row.detail) height += wrappedLines(row.detail, detailWidth, bodySize) * bodyLine + 4;
+  }
+  return height;
+}
+
+function blockHeight(block: DocumentBlock): number {
+  if (block.kind === 'heading') return headingHeight;
+  if (block.kind === 'paragraph') return wrappedLines(block.text, contentWidth, bodySize) * bodyLine + 7;
+  if (block.kind === 'pairs') return pairsHeight(block.rows);
+  return tableHeight(block.table);
+}
+
+/** A placeholder's value as the measure needs it: its length, its width, and the line breaks it brings. */
+interface ValueSize {
+  length: number;
+  ems: number;
+  breaks: number;
+}
+
+/**
+ * The template body as filled, counted line by line: its characters (with a line break after each line,
+ * which is more than the paragraphs it becomes keep), and its height. A filled line wraps to at most
+ * floor(width / line width) + breaks + 1 lines; a blank line counts a whole line, more than the gap
+ * between paragraphs it is.
+ */
+function bodyMeasure(template: EvidenceTemplate, sizeOf: (key: string) => ValueSize | undefined) {
+  if (!template.body) return { characters: 0, height: 0 };
+  let characters = 0;
+  let lines = 0;
+  const lineEms = contentWidth / bodySize;
+  for (const line of bodyLines(template.body)) {
+    // A section's line: its table is measured with the rest; the line stands for the gap before it.
+    if (line.kind === 'section') {
+      lines += 1;
+      continue;
+    }
+    const { text } = line;
+    let length = text.length;
+    let ems = 0;
+    let breaks = 0;
+    // Only the literal text between placeholders is measured here; each value was measured once.
+    let literal = 0;
+    scanPlaceholders(text, (key, start, end) => {
+      const value = sizeOf(key);
+      length += (value?.length ?? 0) - (end - start);
+      ems += measureText(text, literal, start).ems + (value?.ems ?? 0);
+      breaks += value?.breaks ?? 0;
+      literal = end;
+    });
+    ems += measureText(text, literal).ems;
+    characters += length + 1;
+    lines += Math.floor(ems / lineEms) + breaks + 1;
+  }
+  // The heading (the template's name, underlined, and its separator), and a separator after the last
+  // paragraph of each of the at most four runs of text between sections.
+  const heading = template.name || 'Response';
+  return {
+    characters: characters + 2 * heading.length + 3 + 4,
+    height: headingHeight + lines * bodyLine + 7,
+  };
+}
+
+const pagesOf = (height: number) => Math.max(1, Math.ceil((height * layoutLoss) / contentHeight));
+
+/** The size of the document `input` renders to, without rendering it or filling the template body. */
+export function measureDocument(input: EvidenceDocumentInput): DocumentSize {
+  const { template } = input;
+  // Without its body the document is the summary, the item tables and the fields, all bounded by the
+  // evidence limits: built as they are, then the body is counted on top.
+  const model = buildEvidenceDocument({ ...input, template: template && { ...template, body: null } });
+  const rest = documentText(model).length;
+  const height =
+    titleHeight +
+    pairsHeight(model.summary) +
+    model.blocks.reduce((sum, block) => sum + blockHeight(block), 0);
+  if (!template?.body) return { characters: rest, pages: pagesOf(height) };
+
+  const values = new Map<string, ValueSize>();
+  for (const [key, value] of Object.entries(placeholderValues(input))) {
+    values.set(key, { length: value.length, ...measureText(value) });
+  }
+  const body = bodyMeasure(template, (key) => values.get(key));
+  return { characters: rest + body.characters, pages: pagesOf(height + body.height) };
+}
+
+/**
+ * The least any document with this template can be: its body with every placeholder empty, under its
+ * heading. What a template save is checked against, before any dispute's evidence is known.
+ */
+export function measureTemplate(template: EvidenceTemplate): DocumentSize {
+  const body = bodyMeasure(template, () => undefined);
+  return { characters: body.characters, pages: pagesOf(titleHeight + body.height) };
+}
+
+const count = (value: number) => value.toLocaleString('en-US');
+
+/**
+ * The refusal of a document over a limit, naming the limit and the setting that changes it; null when
+ * within both. `subject` says whose document it is ("The response document would be").
+ */
+export function documentSizeProblem(
+  size: DocumentSize,
+  limits: DocumentLimits,
+  subject = 'The response document would be',
+): ApiError | null {
+  if (size.characters > limits.characters) {
+    return new ApiError(
+      'invalid_request',
+      `${subject} ${count(size.characters)} characters, over the limit of ${count(limits.characters)} (DOCUMENT_MAX_CHARACTERS).`,
+    );
+  }
+  if (size.pages > limits.pages) {
+    return new ApiError(
+      'invalid_request',
+      `${subject} about ${count(size.pages)} pages, over the limit of ${count(limits.pages)} (DOCUMENT_MAX_PAGES).`,
+    );
+  }
+  return null;
+}
