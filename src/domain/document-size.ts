@@ -35,14 +35,14 @@ export interface DocumentLimits {
   pages: number;
 }
 
-// The renderer's geometry (documents/pdf.ts): US Letter less its margins, Roboto at 9.5 pt (text) and
-// 8.5 pt (table cells), lines 1.25 times the font's own height.
+// The renderer's geometry (documents/evidence-layout.ts): US Letter less its margins, Noto Sans at
+// 9.5 pt (text) and 8.5 pt (table cells); the line pitches are what its pages measure, rounded up.
 const contentWidth = 504;
 const contentHeight = 684;
 const bodySize = 9.5;
-const bodyLine = 14;
+const bodyLine = 12.5;
 const cellSize = 8.5;
-const cellLine = 13;
+const cellLine = 11;
 const cellPadding = 4;
 const rowPadding = 6;
 /** A heading, a table's title, the space around them. */
@@ -59,8 +59,8 @@ const detailWidth = contentWidth - cellPadding - 10;
 const layoutLoss = 1.1;
 
 /**
- * A character's width in ems, rounded up from Roboto's by class: text of wide letters (a line of `W`)
- * takes half as many lines again as prose, and a count of characters alone would miss that.
+ * A character's width in ems, rounded up by class: text of wide letters (a line of `W`) takes half as
+ * many lines again as prose, and a count of characters alone would miss that.
  */
 function charWidth(code: number): number {
   if (code === 32) return 0.26;

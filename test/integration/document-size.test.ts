@@ -106,11 +106,11 @@ describe('template saves', () => {
       key: tenant.key,
       json: { id, name: 'Long', body: 'x\n'.repeat(400) },
     });
-    // 401 lines of 14 pt under the title and the heading, and a tenth for page breaks: 6,293 pt.
+    // 401 lines of 12.5 pt under the title and the heading, and a tenth for page breaks: 5,631 pt.
     expectRefusal(
       response,
       '/v1/templates',
-      `Template '${id}' alone makes a response document of about 10 pages, over the limit of 3 (DOCUMENT_MAX_PAGES).`,
+      `Template '${id}' alone makes a response document of about 9 pages, over the limit of 3 (DOCUMENT_MAX_PAGES).`,
     );
   });
 

@@ -49,21 +49,21 @@ describe('measureDocument', () => {
   });
 
   it('estimates a long body at no fewer pages than its lines fill', () => {
-    // The renderer fits about 46 lines of text to a page (600 one-letter lines made 13 pages), so 400
-    // lines that each fit the width make at least 9.
+    // The renderer fits about 54 lines of text to a page (600 one-letter lines made 11 pages), so 400
+    // lines that each fit the width make at least 8.
     const body = Array.from({ length: 400 }, () => 'x'.repeat(80)).join('\n');
-    expect(measureDocument(withBody(body)).pages).toBeGreaterThanOrEqual(9);
+    expect(measureDocument(withBody(body)).pages).toBeGreaterThanOrEqual(8);
   });
 
   it.each([
-    // What the renderer made of them (documents/pdf.ts, November 2026): the estimate is at least that,
+    // What the renderer made of them (the Typst layout, November 2026): the estimate is at least that,
     // and not wildly more.
-    ['the full submission', fullSubmission(10), 4],
-    ['a full submission of 100 items', fullSubmission(100), 21],
+    ['the full submission', fullSubmission(10), 3],
+    ['a full submission of 100 items', fullSubmission(100), 17],
     [
       'a line of 9,000 wide letters, three times',
       withBody('{{note}}\n'.repeat(3), { note: 'W'.repeat(9000) }),
-      15,
+      13,
     ],
   ])('estimates %s at no fewer pages than rendered', (_, input, rendered) => {
     const { pages } = measureDocument(input);
