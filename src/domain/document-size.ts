@@ -12,7 +12,7 @@ import type { EvidenceTable } from './evidence-tables.js';
 import { bodyLines, scanPlaceholders } from './template-body.js';
 
 /**
- * How big a response document would be, measured without building it (issue 15): a template body of
+ * How big a response document would be, measured without building it: a template body of
  * 100,000 characters may hold 20,000 placeholders, each filled with a field of 10,000 characters, so the
  * expansion itself is what must not be made. The template body is measured by counting: per line, its
  * literal text plus the length and width of each placeholder's value, each value measured once.
