@@ -187,8 +187,9 @@ function startThread(file: URL): Worker {
 let shared: RenderPool | undefined;
 
 /**
- * A thread a core, at most four: a thread holds 20-40 MB once it has rendered; past a few, more threads
- * add memory, not speed, and `availableParallelism` counts the host's cores, not a container's share.
+ * A thread a core, at most four: the first thread adds about 120 MB once it has rendered (Typst's cache
+ * included), each other about 55 MB; past a few, more threads add memory, not speed, and
+ * `availableParallelism` counts the host's cores, not a container's share.
  */
 export const defaultRenderThreads = () => Math.min(4, availableParallelism());
 let threads = defaultRenderThreads();
