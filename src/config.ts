@@ -121,7 +121,7 @@ const settings = z.object({
     .default(3600),
   /**
    * The largest response document a template and a dispute's evidence may make (docs/api.md, "Limits"):
-   * refused when either is saved, so that no request can make a render cost what it likes (issue 15).
+   * refused when either is saved, so that no request can make a render cost what it likes.
    */
   DOCUMENT_MAX_CHARACTERS: z.coerce.number().int().min(1).max(10_000_000).default(200_000),
   DOCUMENT_MAX_PAGES: z.coerce.number().int().min(1).max(2000).default(60),

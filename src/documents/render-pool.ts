@@ -54,9 +54,18 @@ export class RenderPool {
   /** Hands waiting renders to idle threads, starting threads up to the pool's size. */
   #dispatch(): void {
     while (this.#waiting.size > 0) {
-      const thread =
-        this.#threads.find((candidate) => !candidate.running) ??
-        (this.#threads.length < this.#size ? this.#start() : undefined);
+      let thread = this.#threads.find((candidate) => !candidate.running);
+      if (!thread && this.#threads.length < this.#size) {
+        try {
+          thread = this.#start();
+        } catch (error) {
+          // No thread to render on (out of memory, a missing module): the render it was for fails, here
+          // and not as an exception of whatever called (a timer, another thread's answer).
+          const reason = error instanceof Error ? error.message : String(error);
+          this.#next()?.reject(new Error(`a render thread could not start: ${reason}`));
+          continue;
+        }
+      }
       if (!thread) return;
       const task = this.#next();
       if (task) this.#run(thread, task);

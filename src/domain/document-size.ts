@@ -38,7 +38,7 @@ export interface DocumentLimits {
 // The renderer's geometry (documents/evidence-layout.ts): US Letter less its margins, Noto Sans at
 // 9.5 pt (text) and 8.5 pt (table cells); the line pitches are what its pages measure, rounded up.
 const contentWidth = 504;
-const contentHeight = 684;
+const contentHeight = 678;
 const bodySize = 9.5;
 const bodyLine = 12.5;
 const cellSize = 8.5;
@@ -60,33 +60,51 @@ const layoutLoss = 1.1;
 
 /**
  * A character's width in ems, rounded up by class: text of wide letters (a line of `W`) takes half as
- * many lines again as prose, and a count of characters alone would miss that.
+ * many lines again as prose, and a count of characters alone would miss that. Past Latin, Greek and
+ * Cyrillic every character counts as a full em, and the few far wider (the three-em dash, Arabic's
+ * ligatures of whole phrases) as what they take.
  */
 function charWidth(code: number): number {
   if (code === 32) return 0.26;
   if (code === 77 || code === 87 || code === 109 || code === 119) return 0.9; // M W m w
   if (code >= 65 && code <= 90) return 0.68; // A-Z
   if (code >= 48 && code <= 57) return 0.58; // 0-9
-  if (code >= 0x2e80) return 1; // CJK and other full-width scripts
+  if (code === 0x2e3a) return 2; // two-em dash
+  if (code === 0x2e3b) return 3; // three-em dash
+  if (code >= 0xfdf0 && code <= 0xfdff) return 5; // Arabic ligatures of words and phrases
+  if (code >= 0x0530) return 1; // other scripts, symbols, CJK, emoji (a surrogate pair counts twice)
   return 0.56;
 }
 
+/** Every way Typst breaks a line: LF, CR (alone or before LF), NEL, the line and paragraph separators. */
+const lineBreak = /\r\n|[\n\r\u0085\u2028\u2029]/;
+
+function isLineBreak(code: number, next: number): boolean {
+  if (code === 13) return next !== 10; // CR LF is one break, counted at the LF
+  return code === 10 || code === 0x85 || code === 0x2028 || code === 0x2029;
+}
+
 /** The width of `text` (from `start` to `end`) in ems, and how many line breaks it holds. */
-function measureText(text: string, start = 0, end = text.length): { ems: number; breaks: number } {
+function measureText(text: string, start = 0, end = text.length): TextSize {
   let ems = 0;
   let breaks = 0;
   for (let at = start; at < end; at += 1) {
     const code = text.charCodeAt(at);
-    if (code === 10) breaks += 1;
-    else ems += charWidth(code);
+    if (isLineBreak(code, text.charCodeAt(at + 1))) breaks += 1;
+    else if (code !== 13) ems += charWidth(code);
   }
   return { ems, breaks };
+}
+
+interface TextSize {
+  ems: number;
+  breaks: number;
 }
 
 /** Lines `text` wraps to in `width` points at `fontSize`: each of its own lines takes at least one. */
 function wrappedLines(text: string, width: number, fontSize: number): number {
   let lines = 0;
-  for (const line of text.split('\n')) {
+  for (const line of text.split(lineBreak)) {
     lines += Math.max(1, Math.ceil((measureText(line).ems * fontSize) / width));
   }
   return lines;
@@ -125,10 +143,8 @@ function blockHeight(block: DocumentBlock): number {
 }
 
 /** A placeholder's value as the measure needs it: its length, its width, and the line breaks it brings. */
-interface ValueSize {
+interface ValueSize extends TextSize {
   length: number;
-  ems: number;
-  breaks: number;
 }
 
 /**
@@ -150,20 +166,23 @@ function bodyMeasure(template: EvidenceTemplate, sizeOf: (key: string) => ValueS
     }
     const { text } = line;
     let length = text.length;
-    let ems = 0;
-    let breaks = 0;
+    const size: TextSize = { ems: 0, breaks: 0 };
+    const add = (part: TextSize) => {
+      size.ems += part.ems;
+      size.breaks += part.breaks;
+    };
     // Only the literal text between placeholders is measured here; each value was measured once.
     let literal = 0;
     scanPlaceholders(text, (key, start, end) => {
       const value = sizeOf(key);
       length += (value?.length ?? 0) - (end - start);
-      ems += measureText(text, literal, start).ems + (value?.ems ?? 0);
-      breaks += value?.breaks ?? 0;
+      add(measureText(text, literal, start));
+      if (value) add(value);
       literal = end;
     });
-    ems += measureText(text, literal).ems;
+    add(measureText(text, literal));
     characters += length + 1;
-    lines += Math.floor(ems / lineEms) + breaks + 1;
+    lines += Math.floor(size.ems / lineEms) + size.breaks + 1;
   }
   // The heading (the template's name, underlined, and its separator), and a separator after the last
   // paragraph of each of the at most four runs of text between sections.

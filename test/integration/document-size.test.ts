@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareQueuedDisputes } from '../../src/features/disputes/queued.js';
+import { setRules } from '../../src/features/rules/rules.js';
+import { SubmissionRunner } from '../../src/features/submissions/runner.js';
 import { type ApiResponse, startTestApi, type TestApi } from '../helpers/api.js';
 import {
   createTestDispute,
@@ -15,8 +17,8 @@ import {
 } from '../helpers/disputes.js';
 
 /**
- * The size limits of the response document (docs/api.md, "The size of the response document"; issue
- * 15): an oversized combination of a template and a dispute's evidence is refused when either is saved,
+ * The size limits of the response document (docs/api.md, "The size of the response document"): an
+ * oversized combination of a template and a dispute's evidence is refused when either is saved,
  * with 400 invalid_request naming the limit and its setting, and nothing changes. Small limits are
  * configured, as an operator would, so that small bodies cross them.
  */
@@ -26,7 +28,8 @@ let tenant: Tenant;
 beforeAll(async () => {
   api = await startTestApi({
     workers: [],
-    env: { DOCUMENT_MAX_CHARACTERS: '20000', DOCUMENT_MAX_PAGES: '3' },
+    // No waiting on a submit: no worker runs here; the tests run the submission runner themselves.
+    env: { DOCUMENT_MAX_CHARACTERS: '20000', DOCUMENT_MAX_PAGES: '3', SUBMIT_WAIT_MS: '0' },
   });
   tenant = await newTenant(api);
 });
@@ -61,10 +64,10 @@ const fields = [
 const noteFifty = '{{note}}\n'.repeat(50);
 const bigNote = 'n'.repeat(500);
 
-async function newTemplate(body: string): Promise<string> {
+async function newTemplate(body: string, owner = tenant): Promise<string> {
   const id = uniqueId('tpl');
   const response = await api.call('POST', '/v1/templates', {
-    key: tenant.key,
+    key: owner.key,
     json: { id, name: 'Letter', fields, body },
   });
   expect(response.status, response.text).toBe(201);
@@ -164,6 +167,17 @@ describe('dispute saves', () => {
     );
   });
 
+  it('refuse a create and submit whose template a rule attaches, creating nothing', async () => {
+    const own = await newTenant(api);
+    const template = await newTemplate(noteFifty, own);
+    const rules = [{ when: { reason: 'fraudulent' }, action: 'template', template }];
+    await setRules(api.db.db, { org: own.org, mode: 'test', contents: JSON.stringify({ rules }) });
+    const params = requiredParams({ fields: { order_id: 'A-1', note: bigNote }, submit: true });
+    const response = await api.call('POST', '/v1/disputes', { key: own.key, json: params });
+    expectRefusal(response, '/v1/disputes', charactersOver);
+    expect((await api.call('GET', `/v1/disputes/${String(params.id)}`, { key: own.key })).status).toBe(404);
+  });
+
   it.each([
     ['a submit', {}],
     ['a queue', { queue: true }],
@@ -212,5 +226,36 @@ describe('a queued dispute whose template grew after it was queued', () => {
     expect((await getDispute(api, tenant.key, dispute.id)).state).toBe('needs_response');
     const prepared = await api.db.sql`select 1 from submissions where dispute_uid = ${uid}`;
     expect(prepared).toHaveLength(0);
+  });
+});
+
+describe('a submission whose template grew after it was made', () => {
+  it('is measured again before it renders, and fails for good without reaching the processor', async () => {
+    const template = await newTemplate('{{note}}');
+    const dispute = await disputeWith(template, bigNote);
+    const submitted = await api.call('POST', `/v1/disputes/${dispute.id}/submit`, { key: tenant.key });
+    expect(submitted.status, submitted.text).toBe(202);
+    await api.call('PUT', `/v1/templates/${template}`, { key: tenant.key, json: { body: noteFifty } });
+    const { uid } = await readStored(api, tenant, dispute.id);
+    const [submission] = await api.db.sql<{ id: string }[]>`
+      select id from submissions where dispute_uid = ${uid}`;
+    const calls = api.mock.calls;
+
+    // As the submission worker's job runs it (and an operator's retry would, days later).
+    const runner = new SubmissionRunner({
+      ...api.engine,
+      leaseMs: 30_000,
+      documentLimits: api.deps.documentLimits,
+    });
+    const outcome = await runner.run(submission?.id ?? '', { failedTries: 0, final: false });
+    expect(outcome).toEqual({
+      status: 'failed',
+      message: expect.stringMatching(/^Not sent: The response document would be [\d,]+ characters/),
+      reason: expect.stringMatching(/^mock \(permanent\): Not sent: The response document would be /),
+    });
+    expect(api.mock.calls).toBe(calls);
+    const [row] = await api.db.sql<{ status: string; document_id: string | null }[]>`
+      select status, document_id from submissions where id = ${submission?.id ?? ''}`;
+    expect(row).toEqual({ status: 'failed', document_id: null });
   });
 });

@@ -138,7 +138,7 @@ beforeAll(async () => {
   queues = openQueues({ redisUrl, prefix: config.QUEUE_PREFIX });
   keys = new KeyResolver(database, 30_000);
   await keys.listen();
-  runner = new SubmissionRunner({ db, adapters, secrets, logger, leaseMs: 30_000 });
+  runner = new SubmissionRunner({ db, adapters, secrets, logger, leaseMs: 30_000, documentLimits: limits });
 }, 120_000);
 
 afterAll(async () => {
@@ -507,7 +507,7 @@ describe('disputes', () => {
       // that adapters encode (`pdf.toString('base64')`, Adyen and the remote mock) as they do on a server.
       const { dispute, template } = await findDispute(db, tenant, submitted.dispute.id);
       if (!submission) throw new Error('no submission');
-      const stored = await new DocumentStore(db).responseFor({ submission, dispute, template });
+      const stored = await new DocumentStore(db, limits).responseFor({ submission, dispute, template });
       const [row] = await db.select().from(documents).where(eq(documents.submissionId, submission.id));
       expect(stored.document.sha256).toBe(row?.sha256);
       expect(Buffer.isBuffer(stored.document.pdf)).toBe(true);

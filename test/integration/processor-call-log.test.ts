@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documentLimits } from '../../src/config.js';
 import { disputes, submissions } from '../../src/db/schema/index.js';
 import { SubmissionRunner } from '../../src/features/submissions/runner.js';
 import { createLogger, withLogContext } from '../../src/logger.js';
@@ -97,7 +98,12 @@ describe('a submission run', () => {
     const submissionId = row?.id ?? '';
     lines = [];
 
-    const runner = new SubmissionRunner({ ...api.engine, logger, leaseMs: 5000 });
+    const runner = new SubmissionRunner({
+      ...api.engine,
+      logger,
+      leaseMs: 5000,
+      documentLimits: documentLimits(api.engine.config),
+    });
     expect(await runner.run(submissionId, { failedTries: 0, final: false })).toEqual({
       status: 'succeeded',
     });

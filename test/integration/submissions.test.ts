@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documentLimits } from '../../src/config.js';
 import { disputes, events, submissions } from '../../src/db/schema/index.js';
 import { lockDispute } from '../../src/features/disputes/records.js';
 import { prepareSubmission } from '../../src/features/submissions/prepare.js';
@@ -44,6 +45,7 @@ function depsWith(mock: MockAdapter): SubmissionDeps {
     secrets: api.engine.secrets,
     logger,
     leaseMs: 60_000,
+    documentLimits: documentLimits(api.engine.config),
   };
 }
 

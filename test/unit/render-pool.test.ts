@@ -186,4 +186,19 @@ describe('RenderPool: time limit and crashes', () => {
       reason: new Error('the render pool was closed'),
     });
   });
+
+  it('fails the renders it cannot start a thread for, and throws nowhere else', async () => {
+    // The Worker constructor refuses a module that is not a file at once.
+    const renders = pool(1, 30_000, new URL('https://example.com/render-thread.js'));
+    const results = await Promise.allSettled([
+      renders.render(model({ label: 'a' }), 'org_a'),
+      renders.render(model({ label: 'b' }), 'org_b'),
+    ]);
+    for (const result of results) {
+      expect(result.status).toBe('rejected');
+      expect(String((result as PromiseRejectedResult).reason)).toBe(
+        'Error: a render thread could not start: The URL must be of scheme file',
+      );
+    }
+  });
 });

@@ -150,13 +150,16 @@ async function inTransaction(
     if (decision.outcome === 'refuse')
       throw new ApiError(decision.error, refusalMessage(decision.error, dispute));
     const { change, template } = await checkEvidence(tx, caller, dispute, stored, input);
-    // Refused before anything is written (docs/api.md, "The size of the response document"); an update
-    // that leaves the evidence and the template as they were is not, so that a dispute can still be taken
-    // out of the queue.
-    if (action !== 'accept' && (action !== 'update' || documentColumns.some((column) => column in change))) {
+    // Refused before anything is written (docs/api.md, "The size of the response document"): a request
+    // that sends evidence, a template or a reference URL, which are saved whatever happens next, and a
+    // submit or queue that goes ahead. A request that sends none of them and renders nothing is not: an
+    // update that takes a dispute out of the queue, a repeated submit, one a rule holds or accepts.
+    const sendsEvidence = documentColumns.some((column) => column in change);
+    const checkSize = () => {
       const problem = documentProblem({ ...dispute, ...change }, template, deps.documentLimits, now(deps));
       if (problem) throw problem;
-    }
+    };
+    if (action !== 'accept' && sendsEvidence) checkSize();
     if (action !== 'accept') await requireChargeWhenReadOnly(tx, { ...dispute, ...change });
     if (await acceptedByRule(tx, caller, action, dispute, change, input.force ?? false, now(deps))) {
       // The client's parameters are saved with the acceptance; a submit or queue is held as an accepted
@@ -166,6 +169,8 @@ async function inTransaction(
       const outcome = action === 'update' ? 'updated' : 'held';
       return { result: { outcome, dispute: accepted, template } satisfies StepResult, before: dispute };
     }
+    if ((action === 'submit' || action === 'queue') && decision.outcome === 'proceed' && !sendsEvidence)
+      checkSize();
     return {
       result: await step({ tx, dispute, template, change, decision: decision.outcome }),
       before: dispute,

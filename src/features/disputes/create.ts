@@ -74,15 +74,15 @@ export async function createDispute(
     checkEvidenceSize({ fields, products, correspondence, pastPayments });
     const [inserted] = await tx.insert(disputes).values(values).onConflictDoNothing().returning();
     if (!inserted) throw new ApiError('invalid_request', `A dispute with id '${input.id}' already exists.`);
-    // Inside the transaction: a refusal undoes the insert.
-    const oversized = documentProblem(inserted, template, deps.documentLimits, at);
-    if (oversized) throw oversized;
     const [arrived = { dispute: inserted, template }] = await applyArrivalRules(
       tx,
       [{ dispute: inserted, template }],
       { force: input.force, now: at, logger: deps.logger },
     );
     const { dispute: created, template: attached } = arrived;
+    // With the template the arrival rules attached, inside the transaction: a refusal undoes the insert.
+    const oversized = documentProblem(created, attached, deps.documentLimits, at);
+    if (oversized) throw oversized;
     await recordDisputeEvent(tx, 'dispute.created', created, attached);
     if (!input.submit && !input.queue) return { outcome: 'created', dispute: created, template: attached };
 

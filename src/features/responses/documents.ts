@@ -5,11 +5,13 @@ import type { Db, Tx } from '../../db/client.js';
 import { anyOf } from '../../db/schema/columns.js';
 import { disputes, documents, events, submissions } from '../../db/schema/index.js';
 import { renderPool } from '../../documents/render-pool.js';
+import { type DocumentLimits, documentSizeProblem, measureDocument } from '../../domain/document-size.js';
 import {
   buildEvidenceDocument,
   type EvidenceDocumentInput,
   evidenceDictionary,
 } from '../../domain/evidence-document.js';
+import { Failure } from '../../domain/failure.js';
 import { newId } from '../../ids.js';
 import type { ResponsePackage } from '../../processors/types.js';
 import type { DisputeRow, TemplateRow } from '../disputes/records.js';
@@ -32,18 +34,29 @@ export interface DocumentSource {
  */
 export class DocumentStore {
   readonly #db: Db;
+  readonly #limits: DocumentLimits;
   readonly #stores: Batcher<Rendered, ResponsePackage>;
 
-  constructor(db: Db) {
+  constructor(db: Db, limits: DocumentLimits) {
     this.#db = db;
+    this.#limits = limits;
     this.#stores = new Batcher((items) => storeMany(db, items));
   }
 
   async responseFor(source: DocumentSource): Promise<ResponsePackage> {
     const stored = source.submission.documentId;
     if (stored) return loadPackage(this.#db, stored, source.dispute);
-    return this.#stores.call(await renderResponse(source));
+    return this.#stores.call(await renderResponse(source, this.#limits));
   }
+}
+
+/**
+ * A document over the size limits when its turn to render came: the template was edited after the
+ * submit, or an operator retried a submission made before. Retrying cannot shrink it.
+ */
+class OversizedDocumentError extends Failure {
+  override readonly name = 'OversizedDocumentError';
+  readonly permanent = true;
 }
 
 interface Rendered {
@@ -56,7 +69,7 @@ interface Rendered {
  * Renders what a submission sends. Deterministic: the same snapshot, dispute and template give the same
  * evidence and the same PDF, dated by the submission rather than the clock.
  */
-async function renderResponse(source: DocumentSource, documentId = newId('document')): Promise<Rendered> {
+async function renderResponse(source: DocumentSource, limits: DocumentLimits): Promise<Rendered> {
   const { submission, dispute, template } = source;
   const snapshot = submission.evidence;
   const input: EvidenceDocumentInput = {
@@ -69,7 +82,12 @@ async function renderResponse(source: DocumentSource, documentId = newId('docume
     },
     generatedAt: submission.createdAt,
   };
-  return { source, input, response: await renderInput(input, submission.orgId, documentId, dispute.id) };
+  // The template is read when the submission runs, not when it was made: measured once more, last, so
+  // that no render exceeds the limits (docs/api.md, "The size of the response document").
+  const problem = documentSizeProblem(measureDocument(input), limits);
+  if (problem) throw new OversizedDocumentError(`Not sent: ${problem.message}`);
+  const response = await renderInput(input, submission.orgId, newId('document'), dispute.id);
+  return { source, input, response };
 }
 
 async function renderInput(

@@ -2,7 +2,9 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import { Batcher } from '../../db/batcher.js';
 import type { Db } from '../../db/client.js';
 import { disputes, submissions } from '../../db/schema/index.js';
+import type { DocumentLimits } from '../../domain/document-size.js';
 import { maxPastPayments, type PastPayment } from '../../domain/evidence.js';
+import { isPermanent } from '../../domain/failure.js';
 import { sendableStates } from '../../domain/states.js';
 import { describeError, type Logger, withLogContext } from '../../logger.js';
 import type { AdapterRegistry } from '../../processors/registry.js';
@@ -48,6 +50,8 @@ export interface SubmissionDeps {
    * live runner renews it while the processor call lasts; one that dies loses it within this time.
    */
   leaseMs: number;
+  /** DOCUMENT_MAX_CHARACTERS and DOCUMENT_MAX_PAGES, checked once more before a document is rendered. */
+  documentLimits: DocumentLimits;
 }
 
 /**
@@ -71,7 +75,7 @@ export class SubmissionRunner {
     this.#deps = deps;
     this.#claims = new Batcher((ids) => claimMany(deps.db, ids, deps.leaseMs));
     this.#finishes = new Batcher((items) => finishMany(deps.db, items));
-    this.#documents = new DocumentStore(deps.db);
+    this.#documents = new DocumentStore(deps.db, deps.documentLimits);
   }
 
   async run(submissionId: string, attempt: JobAttempt): Promise<SubmissionResult> {
@@ -119,10 +123,18 @@ export class SubmissionRunner {
       }
     } catch (thrown) {
       // Rendering or storing the document failed: nothing was sent. Retried like an outage, and recorded
-      // as the attempt's failure when the retries run out, so the dispute is never left compiling.
+      // as the attempt's failure when the retries run out, so the dispute is never left compiling; a
+      // document over the size limits fails at once, as retrying cannot shrink it.
       log.error({ err: describeError(thrown) }, 'the response document could not be prepared');
-      const message = 'The response document could not be prepared; nothing was sent.';
-      outcome = { error: new ProcessorError(adapter.name, message, { retryable: true }) };
+      outcome = isPermanent(thrown)
+        ? { error: new ProcessorError(adapter.name, (thrown as Error).message, { retryable: false }) }
+        : {
+            error: new ProcessorError(
+              adapter.name,
+              'The response document could not be prepared; nothing was sent.',
+              { retryable: true },
+            ),
+          };
     } finally {
       lease.stop();
     }

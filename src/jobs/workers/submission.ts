@@ -18,13 +18,11 @@ export function submissionHandlers(deps: EngineDeps): Handlers<'submission'> {
     waitMs: 0,
   });
   const leaseMs = deps.config.JOB_LOCK_SECONDS * 1000;
-  const runner = new SubmissionRunner({ ...deps, leaseMs });
+  const limits = documentLimits(deps.config);
+  const runner = new SubmissionRunner({ ...deps, leaseMs, documentLimits: limits });
   // Queued disputes falling due together are prepared together (db/batcher.ts).
   const queued = new Batcher<string, QueuedOutcome>((uids) =>
-    prepareQueuedDisputes(
-      { db: deps.db, adapters: deps.adapters, leaseMs, documentLimits: documentLimits(deps.config) },
-      uids,
-    ),
+    prepareQueuedDisputes({ db: deps.db, adapters: deps.adapters, leaseMs, documentLimits: limits }, uids),
   );
 
   /**
