@@ -1,3 +1,7 @@
+import { documentGeometry } from '../domain/document-geometry.js';
+
+const g = documentGeometry;
+
 /**
  * The evidence document's layout, in Typst (https://typst.app/docs). It reads the document model
  * (domain/evidence-document.ts) from `/document.json` and never takes text from anywhere else: every
@@ -5,7 +9,9 @@
  * markup in it (`#`, `*`, `$`, `[`, `<label>`, `@ref`) is shown as written and never evaluated.
  *
  * US Letter; a title and subtitle; the summary as label and value rows; the template's text; item tables
- * whose title and column labels repeat on every page they continue on; "Page n of m" with the dispute at the foot of every page.
+ * whose title and column labels repeat on every page they continue on; "Page n of m" with the dispute at
+ * the foot of every page. Page and type sizes are numbers from domain/document-geometry.ts, which the size
+ * measure shares; nothing else is interpolated.
  */
 export const evidenceLayout = String.raw`
 #let doc = json("/document.json")
@@ -16,12 +22,13 @@ export const evidenceLayout = String.raw`
   strong-rule: rgb("#818b98"),
   detail: rgb("#3d444d"),
 )
-#let cell-padding = 4pt
+#let cell-padding = ${g.cellPadding}pt
 
 #set document(title: doc.title + ": " + doc.pageLabel, author: "Rebuttal")
 #set page(
-  paper: "us-letter",
-  margin: (left: 54pt, right: 54pt, top: 54pt, bottom: 60pt),
+  width: ${g.pageWidth}pt,
+  height: ${g.pageHeight}pt,
+  margin: (left: ${g.margins.left}pt, right: ${g.margins.right}pt, top: ${g.margins.top}pt, bottom: ${g.margins.bottom}pt),
   footer: context text(size: 8pt, fill: colors.muted)[
     #doc.pageLabel #h(1fr) Page #counter(page).display() of #counter(page).final().first()
   ],
@@ -30,7 +37,7 @@ export const evidenceLayout = String.raw`
 // ligatures: text copied out of the PDF is exactly the text written.
 #set text(
   font: ("Noto Sans", "Noto Sans S Chinese", "Noto Sans Korean", "Noto Sans Hebrew", "Noto Naskh Arabic", "Noto Emoji"),
-  size: 9.5pt,
+  size: ${g.bodySize}pt,
   fill: colors.text,
   hyphenate: false,
   ligatures: false,
@@ -47,7 +54,7 @@ export const evidenceLayout = String.raw`
 // Label and value rows: the summary, and the evidence fields under their title (a header row that
 // repeats when the table continues on the next page).
 #let pairs(title, rows) = table(
-  columns: (150pt, 1fr),
+  columns: (${g.labelWidth}pt, 1fr),
   stroke: (x, y) => if title == none or y > 0 { (bottom: 0.5pt + colors.rule) },
   ..if title != none {
     (table.header(table.cell(colspan: 2, text(size: 12pt, weight: "bold", title))),)
@@ -59,7 +66,7 @@ export const evidenceLayout = String.raw`
 // a page break cannot part an item from its detail, and every row's columns line up with the header's.
 #let items(t) = {
   let row(cells) = grid(columns: t.columns.map(column => column.weight * 1fr), column-gutter: 2 * cell-padding, ..cells)
-  set text(size: 8.5pt)
+  set text(size: ${g.cellSize}pt)
   table(
     columns: 1fr,
     inset: (x: 0pt, y: 3pt),
@@ -72,7 +79,7 @@ export const evidenceLayout = String.raw`
     ),
     ..t.rows.map(item => if item.detail == none { row(item.cells) } else {
       row(item.cells)
-      pad(left: 10pt, top: 3pt, text(fill: colors.detail, item.detail))
+      pad(left: ${g.detailIndent}pt, top: 3pt, text(fill: colors.detail, item.detail))
     }),
   )
 }

@@ -1,3 +1,4 @@
+import { contentHeight, contentWidth, documentGeometry } from './document-geometry.js';
 import { ApiError } from './errors.js';
 import {
   buildEvidenceDocument,
@@ -35,23 +36,18 @@ export interface DocumentLimits {
   pages: number;
 }
 
-// The renderer's geometry (documents/evidence-layout.ts): US Letter less its margins, Noto Sans at
-// 9.5 pt (text) and 8.5 pt (table cells); the line pitches are what its pages measure, rounded up.
-const contentWidth = 504;
-const contentHeight = 678;
-const bodySize = 9.5;
+// The layout's page and type (domain/document-geometry.ts); the line pitches are what its pages measure,
+// rounded up.
+const { bodySize, cellSize, cellPadding, labelWidth: pairLabelWidth, detailIndent } = documentGeometry;
 const bodyLine = 12.5;
-const cellSize = 8.5;
 const cellLine = 11;
-const cellPadding = 4;
 const rowPadding = 6;
 /** A heading, a table's title, the space around them. */
 const headingHeight = 40;
 /** The title and subtitle. */
 const titleHeight = 60;
-const pairLabelWidth = 150;
 const pairValueWidth = contentWidth - pairLabelWidth - 3 * cellPadding;
-const detailWidth = contentWidth - cellPadding - 10;
+const detailWidth = contentWidth - cellPadding - detailIndent;
 /**
  * Rows are not split across pages and words wrap whole, so pages end before they are full: a tenth more
  * height covers both for ordinary text.

@@ -88,34 +88,25 @@ const templateOf = async (id: string) =>
   (await api.call('GET', `/v1/templates/${id}`, { key: tenant.key })).body as Record<string, unknown>;
 
 describe('template saves', () => {
-  it('refuse a template whose own text is over the character limit, and create nothing', async () => {
-    const id = uniqueId('tpl');
-    const response = await api.call('POST', '/v1/templates', {
-      key: tenant.key,
-      json: { id, name: 'Big', body: 'x'.repeat(25_000) },
-    });
+  it.each([
     // Its body and line break (25,001), the heading 'Big' underlined (7), the separators (5).
-    expectRefusal(
-      response,
-      '/v1/templates',
-      `Template '${id}' alone makes a response document of 25,014 characters, over the limit of 20,000 (DOCUMENT_MAX_CHARACTERS).`,
-    );
-    expect((await api.call('GET', `/v1/templates/${id}`, { key: tenant.key })).status).toBe(404);
-  });
-
-  it('refuse a template whose own text is over the page limit', async () => {
-    const id = uniqueId('tpl');
-    const response = await api.call('POST', '/v1/templates', {
-      key: tenant.key,
-      json: { id, name: 'Long', body: 'x\n'.repeat(400) },
-    });
-    // 401 lines of 12.5 pt under the title and the heading, and a tenth for page breaks: 5,631 pt.
-    expectRefusal(
-      response,
-      '/v1/templates',
-      `Template '${id}' alone makes a response document of about 9 pages, over the limit of 3 (DOCUMENT_MAX_PAGES).`,
-    );
-  });
+    [
+      'character',
+      'Big',
+      'x'.repeat(25_000),
+      'of 25,014 characters, over the limit of 20,000 (DOCUMENT_MAX_CHARACTERS)',
+    ],
+    // 401 lines of 12.5 pt under the title and the heading, and a tenth for page breaks.
+    ['page', 'Long', 'x\n'.repeat(400), 'of about 9 pages, over the limit of 3 (DOCUMENT_MAX_PAGES)'],
+  ])(
+    'refuse a template whose own text is over the %s limit, and create nothing',
+    async (_, name, body, size) => {
+      const id = uniqueId('tpl');
+      const response = await api.call('POST', '/v1/templates', { key: tenant.key, json: { id, name, body } });
+      expectRefusal(response, '/v1/templates', `Template '${id}' alone makes a response document ${size}.`);
+      expect((await api.call('GET', `/v1/templates/${id}`, { key: tenant.key })).status).toBe(404);
+    },
+  );
 
   it('refuse an update that grows a template over a limit, and leave the template as it was', async () => {
     const id = await newTemplate('Short.');

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInput, testDisputeInput } from '../../src/api/inputs/disputes.js';
 import { createEndpointInput } from '../../src/api/inputs/webhook-endpoints.js';
 import { secretsFor } from '../../src/composition.js';
-import { type Config, loadConfig } from '../../src/config.js';
+import { type Config, documentLimits, loadConfig } from '../../src/config.js';
 import { type Database, type Db, openDatabase } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
 import {
@@ -27,6 +27,7 @@ import {
   webhookDeliveries,
   webhookEndpoints,
 } from '../../src/db/schema/index.js';
+import type { DocumentLimits } from '../../src/domain/document-size.js';
 import { createTemplateInput } from '../../src/domain/templates.js';
 import { connectAccount } from '../../src/features/accounts/connected-accounts.js';
 import { acceptDispute, type DisputeDeps, updateDispute } from '../../src/features/disputes/commands.js';
@@ -138,6 +139,7 @@ beforeAll(async () => {
   queues = openQueues({ redisUrl, prefix: config.QUEUE_PREFIX });
   keys = new KeyResolver(database, 30_000);
   await keys.listen();
+  limits = documentLimits(config);
   runner = new SubmissionRunner({ db, adapters, secrets, logger, leaseMs: 30_000, documentLimits: limits });
 }, 120_000);
 
@@ -190,8 +192,8 @@ class RecordingRemovals implements RemovalDispatcher {
   }
 }
 
-/** The default limits (docs/operations.md, "Configuration"). */
-const limits = { characters: 200_000, pages: 60 };
+/** The document size limits as configured: the defaults (docs/operations.md, "Configuration"). */
+let limits: DocumentLimits;
 
 const disputeDeps = (submitter: Submitter = new InProcessSubmitter(true)): DisputeDeps => ({
   db,
