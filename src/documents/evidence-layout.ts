@@ -1,4 +1,4 @@
-import { documentGeometry } from '../domain/document-geometry.js';
+import { contentHeight, contentWidth, documentGeometry } from '../domain/document-geometry.js';
 
 const g = documentGeometry;
 
@@ -12,6 +12,11 @@ const g = documentGeometry;
  * whose title and column labels repeat on every page they continue on; "Page n of m" with the dispute at
  * the foot of every page. Page and type sizes are numbers from domain/document-geometry.ts, which the size
  * measure shares; nothing else is interpolated.
+ *
+ * Rows are blocks side by side, not Typst tables: a table costs twice the layout time of the whole
+ * document without it (docs/architecture.md "Response documents", Cost). What a table gave for free is
+ * done here: a row is kept whole when it is short enough to, and a table's header is drawn again above
+ * every page the table continues on.
  */
 export const evidenceLayout = String.raw`
 #let doc = json("/document.json")
@@ -22,13 +27,54 @@ export const evidenceLayout = String.raw`
   strong-rule: rgb("#818b98"),
   detail: rgb("#3d444d"),
 )
-#let cell-padding = ${g.cellPadding}pt
+#let gap = ${g.cellPadding}pt
+#let width = ${contentWidth}pt
+
+// A row is kept whole, moved to the next page rather than split, when it is surely shorter than a third
+// of a page: its tallest cell estimated at half an em a byte (over, for any script) and 1.6 em a line.
+// A longer row may break, or it would run off the page.
+#let short(texts, widths, size) = {
+  let lines = texts.zip(widths).map(((t, w)) => t.split("\n").map(line => calc.ceil(calc.max(1, line.len()) * 0.5 * size / w)).sum())
+  calc.max(0, ..lines) * 1.6 * size < ${contentHeight / 3}pt
+}
+#let row(cells, texts, widths, size, rule, sticky: false) = block(
+  above: 0pt, below: 0pt, width: 100%, inset: (y: 3pt), stroke: (bottom: rule), sticky: sticky,
+  breakable: not short(texts, widths, size),
+  stack(dir: ltr, spacing: 2 * gap, ..cells.zip(widths).map(((cell, w)) => block(width: w, cell))),
+)
+
+#let title-row(title) = block(above: 0pt, below: 0pt, inset: (y: 3pt), text(size: 12pt, weight: "bold", title))
+#let column-widths(t) = {
+  let total = t.columns.map(column => column.weight).sum()
+  let available = width - (t.columns.len() - 1) * 2 * gap
+  t.columns.map(column => available * column.weight / total)
+}
+#let items-header(t) = {
+  title-row(t.title)
+  let labels = t.columns.map(column => text(size: 7.5pt, weight: "bold", fill: colors.muted, upper(column.label)))
+  row(labels, (), column-widths(t), 7.5pt, 1pt + colors.strong-rule)
+}
+#let header(part) = if part.kind == "pairs" { title-row(part.title) } else { items-header(part.table) }
+
+// A table that began on an earlier page and ends on this one or later has its header drawn again at the
+// top of this page (in the margin above the text, which a header fits in).
+#let continued = context {
+  let page = here().page()
+  for start in query(<table-start>) {
+    if start.location().page() < page {
+      let end = query(selector(<table-end>).after(start.location())).first()
+      if end.location().page() >= page { header(doc.blocks.at(start.value)) }
+    }
+  }
+}
 
 #set document(title: doc.title + ": " + doc.pageLabel, author: "Rebuttal")
 #set page(
   width: ${g.pageWidth}pt,
   height: ${g.pageHeight}pt,
   margin: (left: ${g.margins.left}pt, right: ${g.margins.right}pt, top: ${g.margins.top}pt, bottom: ${g.margins.bottom}pt),
+  header-ascent: 0pt,
+  header: align(bottom, continued),
   footer: context text(size: 8pt, fill: colors.muted)[
     #doc.pageLabel #h(1fr) Page #counter(page).display() of #counter(page).final().first()
   ],
@@ -49,53 +95,51 @@ export const evidenceLayout = String.raw`
 #show regex("[\\u{0}-\\u{8}\\u{B}\\u{C}\\u{E}-\\u{1F}\\u{7F}-\\u{84}\\u{86}-\\u{9F}]"): none
 #show "\t": " "
 #show regex("\\S{40,}"): it => it.text.clusters().map(box).join()
-#set table(inset: (x, y) => (left: if x == 0 { 0pt } else { cell-padding }, right: cell-padding, y: 3pt))
 
-// Label and value rows: the summary, and the evidence fields under their title (a header row that
-// repeats when the table continues on the next page).
-#let pairs(title, rows) = table(
-  columns: (${g.labelWidth}pt, 1fr),
-  stroke: (x, y) => if title == none or y > 0 { (bottom: 0.5pt + colors.rule) },
-  ..if title != none {
-    (table.header(table.cell(colspan: 2, text(size: 12pt, weight: "bold", title))),)
-  },
-  ..rows.map(row => (text(weight: "bold", fill: colors.muted, row.label), row.value)).flatten(),
-)
+// Label and value rows: the summary, and the evidence fields under their title.
+#let pairs(rows) = for pair in rows {
+  let label = text(weight: "bold", fill: colors.muted, pair.label)
+  row((label, pair.value), (pair.label, pair.value), (${g.labelWidth}pt - 2 * gap, width - ${g.labelWidth}pt), ${g.bodySize}pt, 0.5pt + colors.rule)
+}
 
-// An item table is one column of rows, each row a grid of the item's cells and, under them, its detail:
-// a page break cannot part an item from its detail, and every row's columns line up with the header's.
+// An item's cells, and under them its detail: the cells stick to the detail, so that a page break never
+// parts an item from its long text, which itself may break across pages.
 #let items(t) = {
-  let row(cells) = grid(columns: t.columns.map(column => column.weight * 1fr), column-gutter: 2 * cell-padding, ..cells)
   set text(size: ${g.cellSize}pt)
-  table(
-    columns: 1fr,
-    inset: (x: 0pt, y: 3pt),
-    stroke: (x, y) => if y == 1 { (bottom: 1pt + colors.strong-rule) } else if y > 1 {
-      (bottom: 0.5pt + colors.rule)
-    },
-    table.header(
-      text(size: 12pt, weight: "bold", t.title),
-      row(t.columns.map(column => text(size: 7.5pt, weight: "bold", fill: colors.muted, upper(column.label)))),
-    ),
-    ..t.rows.map(item => if item.detail == none { row(item.cells) } else {
-      row(item.cells)
-      pad(left: ${g.detailIndent}pt, top: 3pt, text(fill: colors.detail, item.detail))
-    }),
-  )
+  let widths = column-widths(t)
+  for item in t.rows {
+    if item.detail == none {
+      row(item.cells, item.cells, widths, ${g.cellSize}pt, 0.5pt + colors.rule)
+    } else {
+      row(item.cells, item.cells, widths, ${g.cellSize}pt, none, sticky: true)
+      block(above: 0pt, below: 0pt, width: 100%, inset: (top: 1pt, bottom: 3pt, left: ${g.detailIndent}pt),
+        stroke: (bottom: 0.5pt + colors.rule), text(fill: colors.detail, item.detail))
+    }
+  }
+}
+
+// A table with a header: the header, marked where it starts, sticks to the first row; the end is marked
+// after the last, for the page header above.
+#let with-header(index, part, body) = {
+  block(sticky: true, header(part) + [#metadata(index) <table-start>])
+  body
+  [#metadata(index) <table-end>]
 }
 
 #text(size: 20pt, weight: "bold", doc.title)
 #block(above: 4pt, below: 14pt, text(fill: colors.muted, doc.subtitle))
-#pairs(none, doc.summary)
-#for part in doc.blocks {
+#pairs(doc.summary)
+#for (index, part) in doc.blocks.enumerate() {
   if part.kind == "heading" {
     block(above: 18pt, below: 8pt, text(size: 13pt, weight: "bold", part.text))
   } else if part.kind == "paragraph" {
     block(below: 7pt, part.text)
-  } else if part.kind == "pairs" {
-    block(above: 18pt, below: 4pt, pairs(part.title, part.rows))
   } else {
-    block(above: 18pt, below: 10pt, items(part.table))
+    v(18pt, weak: true)
+    if part.kind == "pairs" { with-header(index, part, pairs(part.rows)) } else {
+      with-header(index, part, items(part.table))
+    }
+    v(10pt, weak: true)
   }
 }
 `;
