@@ -24,7 +24,7 @@ import { MockAdapter } from './processors/mock/adapter.js';
 import { RemoteMockAdapter } from './processors/mock/remote-adapter.js';
 import { MockDisputeWorld } from './processors/mock/world.js';
 import { createAdapterRegistry } from './processors/registry.js';
-import { RateLimiter } from './rate-limiter.js';
+import { rateLimitsOf } from './rate-limits.js';
 import { readinessOf } from './readiness.js';
 import { connectRedis } from './redis.js';
 import { watchRedis } from './redis-watch.js';
@@ -149,7 +149,7 @@ export async function composeProcess(
       const deps: AppDeps = {
         db: database.db,
         keys,
-        rateLimiter: new RateLimiter(redis, config.QUEUE_PREFIX, config.RATE_LIMIT_PER_SECOND, logger),
+        rateLimits: rateLimitsOf(redis, config, logger),
         adapters,
         submitter: ports.submitter,
         removals: ports.removals,

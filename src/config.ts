@@ -55,6 +55,16 @@ const settings = z.object({
   QUEUE_PREFIX: z.string().min(1).default('rebuttal'),
   /** Requests a second per API key, with bursts of twice that (docs/api.md, "Limits"). */
   RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(100),
+  /** Each full this many KiB of an answer's body counts as one more request against that limit. */
+  RATE_LIMIT_RESPONSE_KIB: z.coerce.number().int().min(1).max(1_048_576).default(32),
+  /** Personal data requests a minute per API key, beside the request limit: a retrieve reads the whole tenant. */
+  RATE_LIMIT_PERSONAL_DATA_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+  /** Test disputes made a minute per API key, beside the request limit. */
+  RATE_LIMIT_TEST_DISPUTES_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  /** Refused API keys a minute per client address, before its key lookups are refused unasked. */
+  RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  /** GET /readyz a second per client address, in bursts of twice that. */
+  RATE_LIMIT_READYZ_PER_SECOND: z.coerce.number().positive().default(20),
   /** Seconds an API key lookup is cached in-process; rotation also invalidates it at once. */
   KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   /** Encrypts processor credentials and webhook secrets at rest; generated under DATA_DIR when unset. */

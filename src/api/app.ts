@@ -4,11 +4,11 @@ import { documentPath } from '../documents/links.js';
 import { ApiError } from '../domain/errors.js';
 import type { Caller } from '../features/tenancy.js';
 import { type AppDeps, type Endpoint, type RequestContext, requestReader } from './endpoint.js';
-import { authenticate, principalOf } from './middleware/auth.js';
+import { authenticate, byApiKey, principalOf } from './middleware/auth.js';
 import { mergeInput, parseQueryString, readBody } from './middleware/body.js';
 import { handleErrors, unknownRoute } from './middleware/errors.js';
 import { requireHttps } from './middleware/https.js';
-import { byClientAddress, rateLimit } from './middleware/rate-limit.js';
+import { byClientAddress, chargeAnswer, rateLimit } from './middleware/rate-limit.js';
 import { requestLog } from './middleware/request-log.js';
 import { resolveVersion, versionOf } from './middleware/version.js';
 import { openApiPath, serveOpenApi } from './openapi.js';
@@ -100,9 +100,12 @@ export interface OperatorPages {
 /**
  * The HTTP application, without a listener (the server and the tests attach their own). Order matters:
  * request id and log line first (and the request metrics, when on), then TLS, key, rate limit, version,
- * body, and the endpoint; every failure on the way becomes the JSON error body.
+ * body, the endpoint's own limit if it has one, and the endpoint; every failure on the way becomes the
+ * JSON error body.
  */
 export function createApp(deps: AppDeps, options: OperatorPages = {}): express.Express {
+  const limits = deps.rateLimits;
+  const byAddress = rateLimit(limits.requests, byClientAddress);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -117,14 +120,15 @@ export function createApp(deps: AppDeps, options: OperatorPages = {}): express.E
     app.use(options.metrics.recordRequests({ routes: [...apiRoutes, options.metrics.path], mounts }));
   }
 
-  // For load balancers and orchestrators: no key, no TLS needed (they reveal nothing).
+  // For load balancers and orchestrators: no key, no TLS needed (they reveal nothing). /readyz asks
+  // Postgres and Redis, so it has a limit per address, generous enough for every probe.
   app
     .route(healthPath)
     .get(healthz)
     .all(methodNotAllowed(['GET']));
   app
     .route(readyPath)
-    .get(readyz(deps))
+    .get(rateLimit(limits.readiness, byClientAddress), readyz(deps))
     .all(methodNotAllowed(['GET']));
 
   // From here on (not the probes: /readyz has its own bound), a request waits at most this long on each
@@ -136,7 +140,7 @@ export function createApp(deps: AppDeps, options: OperatorPages = {}): express.E
   // Before the API's key check: a signed document link is its own credential.
   app
     .route(documentPath(':id'))
-    .get(requireHttps, rateLimit(deps.rateLimiter, byClientAddress), downloadDocument(deps))
+    .get(requireHttps, byAddress, downloadDocument(deps))
     .all(methodNotAllowed(['GET']));
 
   // Before the key check as well: the OpenAPI document (api/openapi.ts) is documentation of the public API,
@@ -144,22 +148,30 @@ export function createApp(deps: AppDeps, options: OperatorPages = {}): express.E
   // against the client's address like the other calls without a key.
   app
     .route(openApiPath)
-    .get(requireHttps, rateLimit(deps.rateLimiter, byClientAddress), serveOpenApi(endpoints, deps))
+    .get(requireHttps, byAddress, serveOpenApi(endpoints, deps))
     .all(methodNotAllowed(['GET']));
 
   // Before the API's key check too: a processor's signature is the credential of its push.
   app
     .route(processorHookPath)
-    .post(requireHttps, rateLimit(deps.rateLimiter, byClientAddress), rawPushBody, processorHook(deps))
+    .post(requireHttps, byAddress, rawPushBody, processorHook(deps))
     .all(methodNotAllowed(['POST']));
 
   const v1 = express.Router();
-  v1.use(requireHttps, authenticate(deps.keys), rateLimit(deps.rateLimiter), resolveVersion);
+  v1.use(
+    requireHttps,
+    authenticate(deps.keys, limits.failedAuthentications),
+    rateLimit(limits.requests, byApiKey, limits.responseBytesPerRequest),
+    resolveVersion,
+  );
   v1.use(readBody, mergeInput);
   for (const path of new Set(endpoints.map((endpoint) => endpoint.path))) {
     const group = endpoints.filter((endpoint) => endpoint.path === path);
     const route = v1.route(path);
-    for (const endpoint of group) route[endpoint.method](handler(endpoint, deps));
+    for (const endpoint of group) {
+      const own = endpoint.budget ? [rateLimit(limits[endpoint.budget], byApiKey)] : [];
+      route[endpoint.method](...own, handler(endpoint, deps));
+    }
     route.all(methodNotAllowed(group.map((endpoint) => endpoint.method.toUpperCase())));
   }
   app.use('/v1', v1);
@@ -192,8 +204,10 @@ function handler(endpoint: Endpoint, deps: AppDeps) {
     };
     // The endpoint's own schemas, those its documentation shows, check the request before its handler.
     const reply = await endpoint.handle({ ...request, ...read(request) });
-    if ('json' in reply) res.status(reply.status).type('json').send(reply.json);
-    else res.status(reply.status).json(reply.body);
+    const json = 'json' in reply ? reply.json : JSON.stringify(reply.body);
+    // A large answer costs more of the key's rate limit (docs/api.md, "Limits").
+    chargeAnswer(res, Buffer.byteLength(json));
+    res.status(reply.status).type('json').send(json);
   };
 }
 

@@ -12,7 +12,7 @@ import type { Submitter } from '../features/submissions/port.js';
 import type { Caller } from '../features/tenancy.js';
 import type { Logger } from '../logger.js';
 import type { AdapterRegistry } from '../processors/registry.js';
-import type { RateLimiter } from '../rate-limiter.js';
+import type { RateLimits } from '../rate-limits.js';
 import type { Readiness } from '../readiness.js';
 import type { SecretBox } from '../secrets.js';
 import { renameLegacyParameters } from './legacy-parameters.js';
@@ -21,7 +21,8 @@ import { renameLegacyParameters } from './legacy-parameters.js';
 export interface AppDeps {
   db: Db;
   keys: KeyResolver;
-  rateLimiter: RateLimiter;
+  /** The request, answer-size and per-endpoint limits, and those per client address (docs/api.md, "Limits"). */
+  rateLimits: RateLimits;
   adapters: AdapterRegistry;
   submitter: Submitter;
   /** Hands personal-data removal requests to their jobs. */
@@ -162,6 +163,8 @@ export interface Endpoint<P extends string = string, S extends z.ZodType = z.Zod
   /** Every `:name` of the path (`defineEndpoint` checks). */
   params?: Record<P, PathParameter>;
   input?: EndpointInput<S>;
+  /** A limit of its own per API key, beside the request limit, for a call that costs far more than it shows. */
+  budget?: 'personalData' | 'testDisputes';
   handle(context: EndpointContext<P, z.output<S>>): Promise<Reply>;
 }
 

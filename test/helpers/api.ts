@@ -100,8 +100,12 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     JOB_LOCK_SECONDS: '5',
     DEADLINE_SWEEP_SECONDS: '3600',
     SHUTDOWN_GRACE_SECONDS: '5',
-    // A generous limit, so no test but the rate-limit tests meets it.
+    // Generous limits, so no test but the rate-limit tests meets them.
     RATE_LIMIT_PER_SECOND: '10000',
+    RATE_LIMIT_PERSONAL_DATA_PER_MINUTE: '100000',
+    RATE_LIMIT_TEST_DISPUTES_PER_MINUTE: '100000',
+    RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '100000',
+    RATE_LIMIT_READYZ_PER_SECOND: '10000',
     ...options.env,
   });
   const mock = options.mock ?? new MockAdapter();

@@ -1,134 +1,314 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/api/app.js';
 import { RateLimiter } from '../../src/rate-limiter.js';
+import { type RateLimitSettings, type RateLimits, rateLimitsOf } from '../../src/rate-limits.js';
 import { connectRedis } from '../../src/redis.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
+import { requiredParams } from '../helpers/disputes.js';
 import { redisUrl, testRedisPrefix } from '../helpers/services.js';
 
 let api: TestApi;
+let redis: Redis;
 const servers: Server[] = [];
 const logger = pino({ level: 'silent' });
 
 beforeAll(async () => {
   api = await startTestApi({ workers: [] });
+  redis = await readyRedis();
 });
 afterAll(async () => {
   for (const server of servers) await new Promise((resolve) => server.close(resolve));
+  redis.disconnect();
   await api.close();
 });
 
 /** A connection to the tests' Redis, once it is ready (before that the limiter would let everything by). */
 async function readyRedis() {
-  const redis = connectRedis(redisUrl, logger);
-  if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
-  return redis;
+  const connection = connectRedis(redisUrl, logger);
+  if (connection.status !== 'ready') await new Promise((resolve) => connection.once('ready', resolve));
+  return connection;
 }
 
-/** The app with its own limiter, behind a trusted TLS-terminating proxy (so plain loopback HTTP will do). */
-async function serve(limiter: RateLimiter): Promise<(key: string) => Promise<Response>> {
-  const server = createServer(createApp({ ...api.deps, rateLimiter: limiter, trustProxy: true }));
+/** The test's limits over the harness's generous ones, in buckets of their own. */
+function limitsWith(settings: Partial<RateLimitSettings>, connection: Redis = redis): RateLimits {
+  return rateLimitsOf(connection, { ...api.config, QUEUE_PREFIX: testRedisPrefix(), ...settings }, logger);
+}
+
+interface Call {
+  key?: string;
+  method?: string;
+  json?: object;
+  /** The client's address, as the trusted proxy reports it. */
+  from?: string;
+}
+
+/**
+ * The app with its own limits, behind a trusted TLS-terminating proxy (so plain loopback HTTP will do, and
+ * the client's address is the one X-Forwarded-For names).
+ */
+async function serve(rateLimits: RateLimits): Promise<(path: string, call?: Call) => Promise<Response>> {
+  const server = createServer(createApp({ ...api.deps, rateLimits, trustProxy: true }));
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return (key) =>
-    fetch(`http://127.0.0.1:${port}/v1/disputes`, {
+  return (path, { key, method = 'GET', json, from = '198.51.100.1' } = {}) =>
+    fetch(`http://127.0.0.1:${port}${path}`, {
+      method,
       headers: {
-        authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}`,
+        ...(key !== undefined && { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` }),
+        ...(json && { 'content-type': 'application/json' }),
         'x-forwarded-proto': 'https',
+        'x-forwarded-for': from,
       },
+      ...(json && { body: JSON.stringify(json) }),
     });
 }
 
+/** The statuses of `count` calls made one after another. */
+async function statuses(count: number, call: () => Promise<Response>): Promise<number[]> {
+  const answers: number[] = [];
+  for (let index = 0; index < count; index++) answers.push((await call()).status);
+  return answers;
+}
+
+const rateLimited = (url: string, message: string, livemode = false) => ({
+  url,
+  livemode,
+  error: { status: 429, type: 'rate_limited', message },
+});
+
+const requestLimit = (perSecond: number) =>
+  `Too many requests: at most ${perSecond} a second, in bursts of up to ${perSecond * 2}; every 32 KiB of an answer counts as one more request.`;
+
 describe('rate limit per API key (docs/api.md, "Limits")', () => {
   it('allows bursts of twice the rate, then answers 429 rate_limited with Retry-After, per key', async () => {
-    const redis = await readyRedis();
-    try {
-      const call = await serve(new RateLimiter(redis, testRedisPrefix(), 5, logger));
-      const [busy, quiet] = [await api.createOrg(), await api.createOrg()];
+    const call = await serve(limitsWith({ RATE_LIMIT_PER_SECOND: 5 }));
+    const [busy, quiet] = [await api.createOrg(), await api.createOrg()];
+    const list = (key: string) => call('/v1/disputes', { key });
 
-      const statuses: number[] = [];
-      for (let index = 0; index < 10; index++) statuses.push((await call(busy.test_key)).status);
-      expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(10);
-
-      let limited: Response | undefined;
-      for (let index = 0; index < 5 && !limited; index++) {
-        const response = await call(busy.test_key);
-        if (response.status === 429) limited = response;
-      }
-      if (!limited) throw new Error('no request was limited after a burst of 10 at 5 a second');
-      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      expect(await limited.json()).toEqual({
-        url: '/v1/disputes',
-        livemode: false,
-        error: {
-          status: 429,
-          type: 'rate_limited',
-          message: 'Too many requests: at most 5 a second, in bursts of up to 10.',
-        },
-      });
-
-      // Another organisation's key, and the same organisation's live key, have buckets of their own.
-      expect((await call(quiet.test_key)).status).toBe(200);
-      expect((await call(busy.live_key)).status).toBe(200);
-
-      // After the time Retry-After names, a token has come back.
-      await new Promise((resolve) => setTimeout(resolve, Number(limited.headers.get('retry-after')) * 1000));
-      expect((await call(busy.test_key)).status).toBe(200);
-    } finally {
-      redis.disconnect();
+    expect(await statuses(10, () => list(busy.test_key))).toEqual(Array(10).fill(200));
+    let limited: Response | undefined;
+    for (let index = 0; index < 5 && !limited; index++) {
+      const response = await list(busy.test_key);
+      if (response.status === 429) limited = response;
     }
+    if (!limited) throw new Error('no request was limited after a burst of 10 at 5 a second');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(await limited.json()).toEqual(rateLimited('/v1/disputes', requestLimit(5)));
+
+    // Another organisation's key, and the same organisation's live key, have buckets of their own.
+    expect((await list(quiet.test_key)).status).toBe(200);
+    expect((await list(busy.live_key)).status).toBe(200);
+
+    // After the time Retry-After names, a token has come back.
+    await new Promise((resolve) => setTimeout(resolve, Number(limited.headers.get('retry-after')) * 1000));
+    expect((await list(busy.test_key)).status).toBe(200);
+  });
+
+  it('charges a large answer as many requests: a key listing big disputes is limited after far fewer calls', async () => {
+    const call = await serve(limitsWith({ RATE_LIMIT_PER_SECOND: 5, RATE_LIMIT_RESPONSE_KIB: 32 }));
+    const [big, small] = [await api.createOrg(), await api.createOrg()];
+    // 20 disputes of about 90 KiB of evidence each: a page of them is about 1.8 MB of JSON.
+    const fields = Object.fromEntries(
+      Array.from({ length: 9 }, (_, index) => [`note_${index}`, 'x'.repeat(10_000)]),
+    );
+    for (const key of [big.test_key, small.test_key]) {
+      for (let index = 0; index < (key === big.test_key ? 20 : 1); index++) {
+        const created = await api.call('POST', '/v1/disputes', {
+          key,
+          json: requiredParams(key === big.test_key ? { fields } : {}),
+        });
+        expect(created.status, created.text).toBe(201);
+      }
+    }
+    const page = (key: string) => call('/v1/disputes?limit=20', { key });
+
+    const bigAnswers = await statuses(10, () => page(big.test_key));
+    const smallAnswers = await statuses(8, () => page(small.test_key));
+    // The first big page (1 + about 56 for its size) leaves the key in debt; small pages cost one each.
+    expect(bigAnswers).toEqual([200, ...Array(9).fill(429)]);
+    expect(smallAnswers).toEqual(Array(8).fill(200));
+
+    const limited = await page(big.test_key);
+    expect(await limited.json()).toEqual(rateLimited('/v1/disputes', requestLimit(5)));
+    // Retry-After says when the debt is repaid: about 56 tokens at 5 a second, past a whole burst.
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(2);
+    // The other key, within its burst of 10, is unaffected.
+    expect((await page(small.test_key)).status).toBe(200);
+  });
+
+  it('gives personal data requests and test disputes small budgets of their own, per key', async () => {
+    const call = await serve(
+      limitsWith({ RATE_LIMIT_PERSONAL_DATA_PER_MINUTE: 2, RATE_LIMIT_TEST_DISPUTES_PER_MINUTE: 3 }),
+    );
+    const [busy, other] = [await api.createOrg(), await api.createOrg()];
+    const person = { email: 'ada@example.com', name: 'Ada Lovelace', notification_email: 'ops@example.com' };
+    const retrieve = (key: string) =>
+      call('/v1/personal-data/retrieve', { key, method: 'POST', json: person });
+    const remove = (key: string) => call('/v1/personal-data/remove', { key, method: 'POST', json: person });
+    const testDispute = (key: string) => call('/v1/test/disputes', { key, method: 'POST', json: {} });
+
+    expect([(await retrieve(busy.test_key)).status, (await remove(busy.test_key)).status]).toEqual([
+      200, 200,
+    ]);
+    const refused = await retrieve(busy.test_key);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(await refused.json()).toEqual(
+      rateLimited('/v1/personal-data/retrieve', 'Too many personal data requests: at most 2 a minute.'),
+    );
+    expect((await remove(busy.test_key)).status).toBe(429);
+
+    // Test disputes have a budget apart from personal data's, and the key's other calls go on.
+    expect(await statuses(4, () => testDispute(busy.test_key))).toEqual([201, 201, 201, 429]);
+    const noMore = await testDispute(busy.test_key);
+    expect(await noMore.json()).toEqual(
+      rateLimited('/v1/test/disputes', 'Too many test disputes: at most 3 a minute.'),
+    );
+    expect((await call('/v1/disputes', { key: busy.test_key })).status).toBe(200);
+
+    // Another organisation's key, and the same organisation's live key, have budgets of their own.
+    expect((await retrieve(other.test_key)).status).toBe(200);
+    expect((await testDispute(other.test_key)).status).toBe(201);
+    expect((await retrieve(busy.live_key)).status).toBe(200);
   });
 
   it('lets requests through when Redis does not answer, rather than refusing merchants', async () => {
     const unreachable = connectRedis('redis://127.0.0.1:1', logger);
     try {
-      const call = await serve(new RateLimiter(unreachable, testRedisPrefix(), 1, logger));
+      const call = await serve(limitsWith({ RATE_LIMIT_PER_SECOND: 1 }, unreachable));
       const org = await api.createOrg();
-      for (let index = 0; index < 5; index++) expect((await call(org.test_key)).status).toBe(200);
+      expect(await statuses(5, () => call('/v1/disputes', { key: org.test_key }))).toEqual(
+        Array(5).fill(200),
+      );
     } finally {
       unreachable.disconnect();
     }
   });
 
   it('spends a leased tenth of a second of tokens locally: one Redis call per lease, never past the limit', async () => {
-    const redis = await readyRedis();
-    try {
-      const prefix = testRedisPrefix();
-      const here = new RateLimiter(redis, prefix, 100, logger);
-      const there = new RateLimiter(redis, prefix, 100, logger);
-      const leased = (limiter: RateLimiter) =>
-        (limiter as unknown as { leases: Map<string, { tokens: number }> }).leases.get('org_x:test')?.tokens;
+    const prefix = testRedisPrefix();
+    const here = new RateLimiter(redis, prefix, 100, logger);
+    const there = new RateLimiter(redis, prefix, 100, logger);
+    const leased = (limiter: RateLimiter) =>
+      (limiter as unknown as { leases: Map<string, { tokens: number }> }).leases.get('org_x:test')?.tokens;
 
-      expect(await here.take('org_x:test')).toEqual({ allowed: true });
-      expect(leased(here)).toBe(9);
-      // Two processes on one key share one bucket of 200: together they are granted 200 at most.
-      let allowed = 0;
-      for (let index = 0; index < 150; index++) {
-        for (const limiter of [here, there]) if ((await limiter.take('org_x:test')).allowed) allowed += 1;
-      }
-      expect(allowed).toBeGreaterThanOrEqual(199);
-      // Refill while the loop ran (100 a second) is the only allowance past the burst.
-      expect(allowed).toBeLessThanOrEqual(200 + 100);
-    } finally {
-      redis.disconnect();
+    expect(await here.take('org_x:test')).toEqual({ allowed: true });
+    expect(leased(here)).toBe(9);
+    // Two processes on one key share one bucket of 200: together they are granted 200 at most.
+    let allowed = 0;
+    for (let index = 0; index < 150; index++) {
+      for (const limiter of [here, there]) if ((await limiter.take('org_x:test')).allowed) allowed += 1;
     }
+    expect(allowed).toBeGreaterThanOrEqual(199);
+    // Refill while the loop ran (100 a second) is the only allowance past the burst.
+    expect(allowed).toBeLessThanOrEqual(200 + 100);
+  });
+
+  it('charges what a request cost from the lease first, then from the shared bucket into debt', async () => {
+    const prefix = testRedisPrefix();
+    const here = new RateLimiter(redis, prefix, 100, logger);
+    const there = new RateLimiter(redis, prefix, 100, logger);
+    expect(await here.take('org_z:test')).toEqual({ allowed: true });
+    // 9 of the 500 come from this process's lease, 491 from the bucket's 190: 301 owed.
+    await here.charge('org_z:test', 500);
+    expect(Number(await redis.hget(`${prefix}:rate:org_z:test`, 'tokens'))).toBeLessThan(-290);
+    // Every process sees the debt: no token until it is repaid, about 3 s at 100 a second.
+    const refused = await there.take('org_z:test');
+    expect(refused).toEqual({ allowed: false, retryAfterSeconds: expect.any(Number) });
+    expect(refused.allowed === false && refused.retryAfterSeconds).toBeGreaterThanOrEqual(3);
   });
 
   it('serves concurrent requests of one key from one lease at a time, not a lease each', async () => {
-    const redis = await readyRedis();
+    const prefix = testRedisPrefix();
+    const limiter = new RateLimiter(redis, prefix, 100, logger);
+    const decisions = await Promise.all(Array.from({ length: 50 }, () => limiter.take('org_y:test')));
+    expect(decisions.every((decision) => decision.allowed)).toBe(true);
+    // 50 requests took about 50 tokens from the shared bucket of 200, not 50 leases of 10.
+    const left = Number(await redis.hget(`${prefix}:rate:org_y:test`, 'tokens'));
+    expect(left).toBeGreaterThanOrEqual(140);
+  });
+});
+
+const authLimit = (count: number) =>
+  `Too many refused API keys from this address: at most ${count} a minute.`;
+const madeUpKey = () => `test_${randomBytes(32).toString('base64url')}`;
+`test_${'A'.repeat(20)}${Math.random().toString(36).slice(2).padEnd(23, 'b').slice(0, 23)}`;
+
+describe('refused API keys, per client address (docs/api.md, "Limits")', () => {
+  it('answers 429 without asking Postgres once an address has used up its refused keys', async () => {
+    const call = await serve(limitsWith({ RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: 5 }));
+    const from = '203.0.113.7';
+    expect(await statuses(5, () => call('/v1/disputes', { key: madeUpKey(), from }))).toEqual(
+      Array(5).fill(401),
+    );
+
+    const unseen = await api.createOrg();
+    // Every drizzle query reaches Postgres through the client's `unsafe`: counting its calls counts lookups.
+    const queries = vi.spyOn(api.db.sql, 'unsafe');
     try {
-      const prefix = testRedisPrefix();
-      const limiter = new RateLimiter(redis, prefix, 100, logger);
-      const decisions = await Promise.all(Array.from({ length: 50 }, () => limiter.take('org_y:test')));
-      expect(decisions.every((decision) => decision.allowed)).toBe(true);
-      // 50 requests took about 50 tokens from the shared bucket of 200, not 50 leases of 10.
-      const left = Number(await redis.hget(`${prefix}:rate:org_y:test`, 'tokens'));
-      expect(left).toBeGreaterThanOrEqual(140);
+      const refused = await call('/v1/disputes', { key: madeUpKey(), from });
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(refused.headers.get('www-authenticate')).toBeNull();
+      expect(await refused.json()).toEqual(rateLimited('/v1/disputes', authLimit(5)));
+      // A right key this process has not resolved yet is a lookup too: refused alike, unasked.
+      expect((await call('/v1/disputes', { key: unseen.test_key, from })).status).toBe(429);
+      expect(queries).not.toHaveBeenCalled();
     } finally {
-      redis.disconnect();
+      queries.mockRestore();
     }
+
+    // Another address is not limited: its right key works, and then, known, works from the first one too.
+    const org = await api.createOrg();
+    expect((await call('/v1/disputes', { key: org.test_key, from: '203.0.113.8' })).status).toBe(200);
+    expect((await call('/v1/disputes', { key: org.test_key, from })).status).toBe(200);
+  });
+
+  it('counts IPv6 addresses by their /64', async () => {
+    const call = await serve(limitsWith({ RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: 3 }));
+    for (const from of ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:2:ffff::3']) {
+      expect((await call('/v1/disputes', { key: madeUpKey(), from })).status).toBe(401);
+    }
+    expect((await call('/v1/disputes', { key: madeUpKey(), from: '2001:db8:1:2::4' })).status).toBe(429);
+    expect((await call('/v1/disputes', { key: madeUpKey(), from: '2001:db8:1:3::1' })).status).toBe(401);
+  });
+
+  it('counts neither requests without credentials nor right keys', async () => {
+    const call = await serve(limitsWith({ RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: 3 }));
+    const from = '203.0.113.20';
+    expect(await statuses(6, () => call('/v1/disputes', { from }))).toEqual(Array(6).fill(401));
+    // Six organisations' keys, each a lookup: a right one gives its token back.
+    for (let index = 0; index < 6; index++) {
+      const org = await api.createOrg();
+      expect((await call('/v1/disputes', { key: org.test_key, from })).status).toBe(200);
+    }
+    expect(await statuses(3, () => call('/v1/disputes', { key: madeUpKey(), from }))).toEqual([
+      401, 401, 401,
+    ]);
+  });
+});
+
+describe('GET /readyz, per client address (docs/api.md, "Limits")', () => {
+  it('answers 429 rate_limited past its limit, and other addresses are unaffected', async () => {
+    const call = await serve(limitsWith({ RATE_LIMIT_READYZ_PER_SECOND: 2 }));
+    const answers = await statuses(8, () => call('/readyz', { from: '203.0.113.30' }));
+    expect(answers.slice(0, 4)).toEqual([200, 200, 200, 200]);
+    expect(answers).toContain(429);
+    const refused = await call('/readyz', { from: '203.0.113.30' });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(await refused.json()).toEqual(
+      rateLimited(
+        '/readyz',
+        'Too many readiness probes from this address: at most 2 a second, in bursts of up to 4.',
+      ),
+    );
+    expect((await call('/readyz', { from: '203.0.113.31' })).status).toBe(200);
   });
 });

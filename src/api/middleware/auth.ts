@@ -2,37 +2,55 @@ import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from '../../domain/errors.js';
 import type { KeyResolver } from '../../features/organisations/authenticate.js';
 import type { Principal } from '../../features/tenancy.js';
+import type { Budget } from '../../rate-limits.js';
+import { byClientAddress, type Subject, spend } from './rate-limit.js';
 
-/** HTTP Basic with the API key as user name and an empty password (docs/api.md, "Conventions"). */
-export function authenticate(keys: KeyResolver) {
+/**
+ * HTTP Basic with the API key as user name; a password, if any, is ignored (docs/api.md, "Conventions").
+ * A key this process has resolved lately answers from memory. Any other costs a lookup in Postgres, so its
+ * client's address pays a token of `failures` first and gets it back when the key is right: an address
+ * that has used up its refused keys gets 429 before Postgres is asked (docs/api.md, "Limits").
+ */
+export function authenticate(keys: KeyResolver, failures: Budget) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const key = basicUser(req.headers.authorization);
-    res.setHeader('WWW-Authenticate', 'Basic realm="Rebuttal"');
     if (key === null) {
-      throw new ApiError(
-        'authentication',
-        'No API key provided: use HTTP Basic auth with the key as user name.',
-      );
+      throw refused(res, 'No API key provided: use HTTP Basic auth with the key as user name.');
     }
-    const principal = await keys.resolve(key);
-    if (!principal) throw new ApiError('authentication', 'Invalid API key provided.');
-    res.removeHeader('WWW-Authenticate');
+    let principal = keys.cached(key);
+    if (!principal) {
+      const address = byClientAddress(req, res);
+      await spend(failures, address, res);
+      principal = await keys.resolve(key);
+      if (!principal) throw refused(res, 'Invalid API key provided.');
+      void failures.limiter.charge(address, -1);
+    }
     res.locals.principal = principal;
     next();
   };
 }
 
-/** The key from `Basic base64(key:)`; the password must be empty (docs/api.md, "Conventions"), else no key. */
+function refused(res: Response, message: string): ApiError {
+  res.setHeader('WWW-Authenticate', 'Basic realm="Rebuttal"');
+  return new ApiError('authentication', message);
+}
+
+/** The key from `Basic base64(key:password)`: the user name, whatever the password (docs/api.md, "Conventions"). */
 function basicUser(header: string | undefined): string | null {
   const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header ?? '');
   if (!match?.[1]) return null;
   const decoded = Buffer.from(match[1], 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   const user = colon === -1 ? decoded : decoded.slice(0, colon);
-  const password = colon === -1 ? '' : decoded.slice(colon + 1);
-  return user.length > 0 && password.length === 0 ? user : null;
+  return user.length > 0 ? user : null;
 }
 
 export function principalOf(res: Response): Principal {
   return res.locals.principal as Principal;
 }
+
+/** Requests with a key count against it: an organisation's key of one mode. */
+export const byApiKey: Subject = (_req, res) => {
+  const { orgId, livemode } = principalOf(res);
+  return `${orgId}:${livemode ? 'live' : 'test'}`;
+};

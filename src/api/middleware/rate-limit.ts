@@ -1,30 +1,42 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from '../../domain/errors.js';
-import type { RateLimiter } from '../../rate-limiter.js';
-import { principalOf } from './auth.js';
+import type { Budget } from '../../rate-limits.js';
+import { addressBlock } from './client-address.js';
 
-/** Who a request counts against: its API key (an organisation's key of one mode), by default. */
-type Subject = (req: Request, res: Response) => string;
+/** Who a request counts against: an API key, or a client's address. */
+export type Subject = (req: Request, res: Response) => string;
 
-const byApiKey: Subject = (_req, res) => {
-  const { orgId, livemode } = principalOf(res);
-  return `${orgId}:${livemode ? 'live' : 'test'}`;
-};
+/** Requests that carry no key (signed document links, probes) count against the client's address. */
+export const byClientAddress: Subject = (req) => `address:${addressBlock(req.ip ?? 'unknown')}`;
 
-/** Requests that carry no key (signed document links) count against the client's address. */
-export const byClientAddress: Subject = (req) => `address:${req.ip ?? 'unknown'}`;
+/** One token of `budget` for `subject`, or 429 rate_limited with Retry-After (docs/api.md, "Limits"). */
+export async function spend(budget: Budget, subject: string, res: Response): Promise<void> {
+  const decision = await budget.limiter.take(subject);
+  if (decision.allowed) return;
+  res.setHeader('Retry-After', String(decision.retryAfterSeconds));
+  throw new ApiError('rate_limited', budget.refusal);
+}
 
-/** 429 rate_limited with Retry-After once the subject's tokens run out. */
-export function rateLimit(limiter: RateLimiter, subjectOf: Subject = byApiKey) {
+/**
+ * Takes a token of `budget` per request, by `subjectOf`. With `bytesPerRequest`, the answer is charged
+ * too, once it is made (`chargeAnswer`): each full `bytesPerRequest` of its body is one more token.
+ */
+export function rateLimit(budget: Budget, subjectOf: Subject, bytesPerRequest?: number) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const decision = await limiter.take(subjectOf(req, res));
-    if (!decision.allowed) {
-      res.setHeader('Retry-After', String(decision.retryAfterSeconds));
-      throw new ApiError(
-        'rate_limited',
-        `Too many requests: at most ${limiter.perSecond} a second, in bursts of up to ${limiter.perSecond * 2}.`,
-      );
+    const subject = subjectOf(req, res);
+    await spend(budget, subject, res);
+    if (bytesPerRequest) {
+      res.locals.chargeAnswer = (bytes: number) => {
+        const more = Math.floor(bytes / bytesPerRequest);
+        // Not awaited: the answer need not wait, and Redis runs this before the client's next request.
+        if (more > 0) void budget.limiter.charge(subject, more);
+      };
     }
     next();
   };
+}
+
+/** Charges an answer of `bytes` to the budget that admitted its request, if that budget counts size. */
+export function chargeAnswer(res: Response, bytes: number): void {
+  (res.locals.chargeAnswer as ((bytes: number) => void) | undefined)?.(bytes);
 }

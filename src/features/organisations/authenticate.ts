@@ -74,11 +74,16 @@ export class KeyResolver {
     }
   }
 
+  /** The key's principal if this process resolved it within the TTL: no database round trip. */
+  cached(key: string): Principal | null {
+    return looksLikeApiKey(key) ? this.fromCache(hashApiKey(key)) : null;
+  }
+
   async resolve(key: string): Promise<Principal | null> {
     if (!looksLikeApiKey(key)) return null;
     const hash = hashApiKey(key);
-    const cached = this.cache.get(hash);
-    if (cached && cached.expiresAt > Date.now() && hashesEqual(cached.hash, hash)) return cached.principal;
+    const known = this.fromCache(hash);
+    if (known) return known;
 
     const [row] = await lookupKey(this.database.db).execute({ hash });
     if (!row || !hashesEqual(row.hash, hash)) {
@@ -96,5 +101,12 @@ export class KeyResolver {
       this.cache.set(hash, { principal, hash, expiresAt: Date.now() + this.ttlMs });
     }
     return principal;
+  }
+
+  private fromCache(hash: string): Principal | null {
+    const cached = this.cache.get(hash);
+    return cached && cached.expiresAt > Date.now() && hashesEqual(cached.hash, hash)
+      ? cached.principal
+      : null;
   }
 }

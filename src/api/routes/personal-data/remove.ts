@@ -12,6 +12,7 @@ export const removePersonalDataEndpoint = defineEndpoint({
   method: 'post',
   path: '/personal-data/remove',
   input: { body: removeInput },
+  budget: 'personalData',
   docs: {
     operationId: 'removePersonalData',
     summary: 'Redact a person everywhere, by a job',

@@ -11,6 +11,7 @@ export const retrievePersonalDataEndpoint = defineEndpoint({
   method: 'post',
   path: '/personal-data/retrieve',
   input: { body: retrieveInput },
+  budget: 'personalData',
   docs: {
     operationId: 'retrievePersonalData',
     summary: 'Export everything held about a person',

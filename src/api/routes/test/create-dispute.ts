@@ -8,6 +8,7 @@ export const createTestDisputeEndpoint = defineEndpoint({
   method: 'post',
   path: '/test/disputes',
   input: { body: testDisputeInput },
+  budget: 'testDisputes',
   docs: {
     operationId: 'createTestDispute',
     summary: 'Test keys only: a realistic random dispute from the mock processor',
