@@ -168,7 +168,7 @@ function registerComponents(registry: OpenAPIRegistry, names: ComponentNames) {
     type: 'http',
     scheme: 'basic',
     description:
-      'HTTP Basic with the API key (`test_…` or `live_…`) as user name and an empty password. The key decides the mode.',
+      'HTTP Basic with the API key (`test_…` or `live_…`) as user name; no password is needed, and one sent is ignored. The key decides the mode.',
   });
   const header = (name: string, description: string) =>
     registry.registerComponent('headers', name, { description, schema: { type: 'string' } }).ref;
@@ -351,7 +351,7 @@ function overview(): string {
     .join('\n');
   return [
     'Rebuttal fights payment chargebacks. This document is generated from the validators the API itself uses; docs/api.md in the repository is the contract in prose.',
-    'HTTPS only. Authenticate with HTTP Basic, the API key as user name and an empty password. Every answer is JSON with `object`, `livemode` and `url` (the request path). Bodies are JSON or form-encoded (at most 1 MiB; in a form a dictionary is `fields[key]=value`, an array one JSON-text value, a boolean `true` or `false`); query-string parameters also count on POST and PUT, the body winning a clash; unknown parameters are ignored. Request timestamps are ISO 8601 (no zone means UTC) or Unix seconds; amounts are integers in minor units.',
+    'HTTPS only. Authenticate with HTTP Basic, the API key as user name (no password needed; one sent is ignored). Every answer is JSON with `object`, `livemode` and `url` (the request path). Bodies are JSON or form-encoded (at most 1 MiB; in a form a dictionary is `fields[key]=value`, an array one JSON-text value, a boolean `true` or `false`); query-string parameters also count on POST and PUT, the body winning a clash; unknown parameters are ignored. Request timestamps are ISO 8601 (no zone means UTC) or Unix seconds; amounts are integers in minor units.',
     `Versions: ${apiVersions.map((version) => `\`${version}\``).join(', ')}; this document describes the latest. Send \`Service-Version\` to pick one per request.`,
     "Rules the schemas cannot state (URL schemes, non-negative amounts, real calendar dates, one cursor at most, …) are checked by the API and answer `invalid_request` or the parameter's own error type.",
     `Error types and their statuses (\`template_not_found\` is 404 on the templates endpoints):\n\n| type | status |\n|---|---|\n${catalogue}`,
