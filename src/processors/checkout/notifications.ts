@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
+import { checkPushAge, pushMaxAgeMs } from '../push-age.js';
 import { PushRejectedError, type PushRequest, type PushResult } from '../types.js';
 
 /**
@@ -7,10 +8,15 @@ import { PushRejectedError, type PushRequest, type PushResult } from '../types.j
  * action's signature key
  * (https://www.checkout.com/docs/developer-resources/webhooks/manage-webhooks/set-up-your-webhook-receiver).
  * A `dispute_*` event names its dispute in `data.id`, which is fetched again; other events say nothing
- * about disputes.
+ * about disputes. The signature covers the event's `created_on`, and a retry is sent with its first
+ * body: an event older than Checkout.com's retries (push-age.ts) is a replay, refused.
  */
 
-const webhookEvent = z.object({ type: z.string(), data: z.object({ id: z.string().min(1) }).nullish() });
+const webhookEvent = z.object({
+  type: z.string(),
+  created_on: z.string().optional(),
+  data: z.object({ id: z.string().min(1) }).nullish(),
+});
 
 /** The disputes a verified push names; PushRejectedError when it does not verify or is no event. */
 export function readNotification(
@@ -30,6 +36,7 @@ export function readNotification(
   } catch {
     throw new PushRejectedError('The push is not a Checkout.com event.');
   }
+  checkPushAge(event.created_on ? new Date(event.created_on) : null, pushMaxAgeMs.checkout);
   const id = event.type.startsWith('dispute_') ? event.data?.id : undefined;
   return { refresh: id ? [id] : [], disputes: [] };
 }

@@ -23,6 +23,7 @@ import {
   type SubmitEvidenceRequest,
   type SubmitEvidenceResult,
 } from '../types.js';
+import { checkPushAge, pushMaxAgeMs } from '../push-age.js';
 import { PaypalClient, PaypalTokens } from './client.js';
 import { carriesDocument, documentName, evidenceForm } from './evidence.js';
 import { nextCursor, pageQuery, readCursor, restartSweep } from './listing.js';
@@ -301,7 +302,8 @@ function readTransmission(headers: PushRequest['headers']): Record<keyof typeof 
 /**
  * What can be refused without asking PayPal: verifying costs the account two calls (a token and the
  * verification) out of its rate limit, so a forged push must not reach them. PayPal signs with
- * SHA256withRSA and serves its certificates from its own hosts, and retries a push for at most 3 days.
+ * SHA256withRSA, serves its certificates from its own hosts, and retries a push for at most 3 days
+ * (push-age.ts).
  */
 function checkTransmission(transmission: Record<keyof typeof transmissionHeaders, string>): void {
   if (transmission.auth_algo !== 'SHA256withRSA') {
@@ -320,16 +322,8 @@ function checkTransmission(transmission: Record<keyof typeof transmissionHeaders
   if (certHost !== 'paypal.com' && !certHost.endsWith('.paypal.com')) {
     throw new PushRejectedError(`The push's certificate is not PayPal's (${certHost}).`);
   }
-  const sent = Date.parse(transmission.transmission_time);
-  const age = Date.now() - sent;
-  if (Number.isNaN(sent) || age > pushMaxAgeMs || age < -pushClockSkewMs) {
-    throw new PushRejectedError('The push was not sent within the time PayPal retries one.');
-  }
+  checkPushAge(new Date(transmission.transmission_time), pushMaxAgeMs.paypal);
 }
-
-/** PayPal retries a push for 3 days; a day more allows for our own downtime. */
-const pushMaxAgeMs = 4 * 86_400_000;
-const pushClockSkewMs = 5 * 60_000;
 
 const eventSchema = z.object({
   event_type: z.string(),

@@ -10,7 +10,8 @@ import {
   type SubmitEvidenceRequest,
   type SubmitEvidenceResult,
 } from '../types.js';
-import { disputeFromRecord, eventSchema, isDisputeEvent, recordOfEvent } from './mapping.js';
+import { checkPushAge, pushMaxAgeMs } from '../push-age.js';
+import { disputeFromRecord, eventSchema, eventTime, isDisputeEvent, recordOfEvent } from './mapping.js';
 import { verifySignature } from './notifications.js';
 import { readWorldpayReport } from './report.js';
 
@@ -69,8 +70,9 @@ export class WorldpayAdapter implements ProcessorAdapter {
 
   /**
    * One Events webhook: its Event-Signature header holds one or more `{keyId}/SHA256/{hex HMAC}`, in any
-   * order; the one under our key id must be the HMAC of the exact body under the shared secret. Events
-   * that are not a dispute's (authorized, settled, ...) are acknowledged and left out.
+   * order; the one under our key id must be the HMAC of the exact body under the shared secret, and the
+   * event within Worldpay's retries of it (push-age.ts). Events that are not a dispute's (authorized,
+   * settled, ...) are acknowledged and left out.
    */
   async parsePush(request: PushRequest): Promise<PushResult> {
     const credentials = readCredentials(processor, credentialsSchema, request.connection);
@@ -86,6 +88,9 @@ export class WorldpayAdapter implements ProcessorAdapter {
       const issue = read.error.issues[0];
       throw new PushRejectedError(`not a Worldpay event (${issue?.path.join('.')}: ${issue?.message})`);
     }
+    // The signature covers eventTimestamp, and Worldpay retries with the first body: an event older than
+    // its retries is a replay, refused even though it verifies.
+    checkPushAge(eventTime(read.data), pushMaxAgeMs.worldpay);
     const disputes: NormalizedDispute[] = [];
     if (isDisputeEvent(read.data)) {
       const record = recordOfEvent(read.data);

@@ -164,16 +164,19 @@ export type WorldpayEvent = z.infer<typeof eventSchema>;
 
 export const isDisputeEvent = (event: WorldpayEvent) => Object.hasOwn(eventStatuses, event.eventDetails.type);
 
+/** When the event happened; Worldpay's timestamps carry no zone (2018-06-13T14:18:13.407): read as UTC. */
+export function eventTime(event: WorldpayEvent): Date {
+  const stamp = event.eventTimestamp;
+  return new Date(/(?:Z|[+-]\d{2}:?\d{2})$/.test(stamp) ? stamp : `${stamp}Z`);
+}
+
 /**
  * A dispute event's record, or null when a date in it cannot be read. The event carries no reason and
  * no deadline (docs.worldpay.com/access/products/events/openapi/chargeback): both stay unknown.
  */
 export function recordOfEvent(event: WorldpayEvent): WorldpayRecord | null {
   const details = event.eventDetails;
-  // Worldpay's event timestamps carry no zone (2018-06-13T14:18:13.407): read as UTC.
-  const at = new Date(
-    /(?:Z|[+-]\d{2}:?\d{2})$/.test(event.eventTimestamp) ? event.eventTimestamp : `${event.eventTimestamp}Z`,
-  );
+  const at = eventTime(event);
   const chargedAt = startOfDay(details.date);
   // A date given but not a day the calendar has (startOfDay's null) makes the event unreadable.
   if (Number.isNaN(at.getTime()) || (details.date && !chargedAt)) return null;
