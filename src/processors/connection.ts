@@ -26,6 +26,8 @@ export interface HttpSettings {
   hosts: Hosts;
   /** Calls a second this service allows itself per account, below the processor's published limit. */
   perSecond: number;
+  /** A rate limit of the account's apart from its own, for calls that must not spend it (guard.ts). */
+  budget?: string;
   headers?: Record<string, string>;
 }
 
@@ -43,7 +45,12 @@ export function openHttp(
     processor: settings.processor,
     baseUrl: baseUrlOf(connection, settings.hosts),
     headers: settings.headers,
-    guard: context.guards?.for(settings.processor, connection.account.uid, settings.perSecond),
+    guard: context.guards?.for(
+      settings.processor,
+      connection.account.uid,
+      settings.perSecond,
+      settings.budget,
+    ),
     logger: context.logger?.child({ account: connection.account.uid }),
     secrets: secretValues(connection.credentials),
   });

@@ -126,14 +126,19 @@ export class AccountGuards {
     this.#breaker = (redis as unknown as { rebuttalBreaker: Breaker }).rebuttalBreaker.bind(redis);
   }
 
-  /** The guard of one account's calls, at most `perSecond` calls a second. */
-  for(processor: string, accountUid: string, perSecond: number): CallGuard {
+  /**
+   * The guard of one account's calls, at most `perSecond` calls a second; under `budget`, a rate limit of
+   * their own (PayPal's push verifications), so that those calls never spend what the account's polls
+   * and submissions need. The circuit breaker is the account's either way.
+   */
+  for(processor: string, accountUid: string, perSecond: number, budget?: string): CallGuard {
     let limiter = this.#limiters.get(perSecond);
     if (!limiter) {
       limiter = new RateLimiter(this.#redis, `${this.#prefix}:processor`, perSecond, this.#logger);
       this.#limiters.set(perSecond, limiter);
     }
     const rate = limiter;
+    const subject = budget ? `${accountUid}:${budget}` : accountUid;
     const key = breakerKey(this.#prefix, accountUid);
     const { threshold, cooldownMs, maxWaitMs } = this.#options;
     const log = this.#logger.child({ processor, accountUid });
@@ -159,7 +164,7 @@ export class AccountGuards {
         }
         const deadline = Date.now() + maxWaitMs;
         for (;;) {
-          const decision = await rate.take(accountUid);
+          const decision = await rate.take(subject);
           if (decision.allowed) return;
           const waitMs = decision.retryAfterSeconds * 1000;
           if (Date.now() + waitMs > deadline) {

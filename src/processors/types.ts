@@ -108,6 +108,12 @@ export interface PushRequest extends ConnectedRequest {
 export interface PushResult {
   refresh: string[];
   disputes: NormalizedDispute[];
+  /**
+   * The attributes of `disputes` the processor's signature does not cover (Adyen signs a few fields of a
+   * notification): a replayed push could carry anything in them, so they only fill what a stored dispute
+   * does not know, and change it only with news that opens a later stage (features/mirroring/upsert.ts).
+   */
+  unsigned?: readonly DisputeAttribute[];
   reply?: { contentType: string; body: string };
 }
 
@@ -240,6 +246,9 @@ export interface NormalizedDispute {
 }
 
 type Check = (typeof checks)[number];
+
+/** What a dispute tells besides its id and state. */
+export type DisputeAttribute = Exclude<keyof NormalizedDispute, 'id' | 'state'>;
 
 /**
  * A processor's refusal or failure. `retryable` says whether sending the same request again may succeed

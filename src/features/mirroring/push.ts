@@ -96,7 +96,10 @@ export async function receivePush(deps: PushDeps, push: PushReceived): Promise<P
     throw new ApiError('unavailable', 'This account is paused; send the push again later.');
   }
   if (result.disputes.length > 0) {
-    const written = await mirrorDisputes(deps.db, account, result.disputes, { logger: log });
+    const written = await mirrorDisputes(deps.db, account, result.disputes, {
+      logger: log,
+      unsigned: result.unsigned,
+    });
     // Paused between the check above and the write: the processor sends the push again later.
     if (written.outcome === 'stale') {
       throw new ApiError('unavailable', 'This account is paused; send the push again later.');

@@ -9,7 +9,7 @@ import { changeEvents } from '../../domain/mirrored-changes.js';
 import { closedStates, processorOutcomeStates, serviceLocalStates } from '../../domain/states.js';
 import type { TemplateField, TemplateShape } from '../../domain/templates.js';
 import { processors } from '../../domain/vocabulary.js';
-import type { NormalizedDispute } from '../../processors/types.js';
+import type { DisputeAttribute, NormalizedDispute } from '../../processors/types.js';
 import type { DisputeRow } from '../disputes/records.js';
 import { applyArrivalRules } from '../rules/arrival.js';
 import type { DisputeEvent } from '../webhooks/events.js';
@@ -56,21 +56,37 @@ const processorColumns = {
   addressZipCheck: disputes.addressZipCheck,
   cvcCheck: disputes.cvcCheck,
   statementDescriptor: disputes.statementDescriptor,
-} satisfies Record<Exclude<keyof NormalizedDispute, 'id' | 'state'>, PgColumn>;
+} satisfies Record<DisputeAttribute, PgColumn>;
 const processorKeys = Object.keys(processorColumns) as (keyof typeof processorColumns)[];
 const list = (columns: SQL[]) => sql.join(columns, sql`, `);
+
+/**
+ * How far a dispute has gone (retrieval, chargeback, pre-arbitration): news of a later stage on the same id
+ * is the dispute escalating (an Adyen request for information becoming a chargeback), never late news,
+ * and may reopen it.
+ */
+const stageOf = (kind: typeof disputes.kind | typeof excluded.kind) =>
+  sql`(case ${kind} when 'retrieval' then 0 when 'chargeback' then 1 when 'pre_arbitration' then 2 else 1 end)`;
 
 /**
  * What a processor's news writes into each column. News that comes unordered (a push, a report import)
  * often carries only part of a dispute (Worldpay's events no deadline or reason, Adyen's later events no
  * dates): what it leaves out keeps what is stored. The charge is kept whenever the news has none: for a
  * read-only account the processor cannot tell it, and the client's (features/disputes/) must stay.
+ * What the news tells without the processor's signature (`unsigned`, Adyen's additionalData) only fills
+ * what is not known, unless the news is of a later stage: a replayed push cannot change it.
  */
 const incoming = (key: (typeof processorKeys)[number]): SQL =>
   key === 'charge'
     ? sql`coalesce(${excluded.charge}, ${disputes.charge})`
     : sql`case when ${sql.placeholder('ordered')}::boolean then ${excluded[key]}
+        when ${isUnsigned(key)} and ${stageOf(excluded.kind)} <= ${stageOf(disputes.kind)}
+          then coalesce(${disputes[key]}, ${excluded[key]})
         else coalesce(${excluded[key]}, ${disputes[key]}) end`;
+
+/** Whether the page's news tells this column without the processor's signature (a JSON array of keys). */
+const isUnsigned = (key: (typeof processorKeys)[number]): SQL =>
+  sql`(${sql.placeholder('unsigned')}::jsonb ? ${sql.raw(`'${key}'`)})`;
 
 /** The state a dispute ends in: the processor's, unless this service holds it and the news is no outcome. */
 const mirroredState = sql`case when ${stateIn(disputes.state, serviceLocalStates)}
@@ -145,21 +161,19 @@ function toWrittenRow(raw: Record<string, unknown>): DisputeRow & { inserted: bo
  * or an older report, is not the processor changing its mind.
  */
 const reviewStates = ['under_review', 'warning_under_review'] as const;
-/**
- * How far a dispute has gone (retrieval, chargeback, pre-arbitration): news of a later stage on the same id
- * is the dispute escalating (an Adyen request for information becoming a chargeback), never late news,
- * and may reopen it.
- */
-const stageOf = (kind: typeof disputes.kind | typeof excluded.kind) =>
-  sql`(case ${kind} when 'retrieval' then 0 when 'chargeback' then 1 when 'pre_arbitration' then 2 else 1 end)`;
 const awaitingStates = ['needs_response', 'warning_needs_response'] as const;
+/**
+ * A later stage told without the processor's signature (`kind` unsigned: Adyen reads some events' stage
+ * from additionalData) is taken only from news that opens it, which says when it was disputed.
+ */
+const opensStage = sql`(not ${isUnsigned('kind')} or ${excluded.disputedAt} is not null)`;
 const upsertWhere = sql`${disputes.source} = ${excluded.source}
   and ${disputes.account} is not distinct from ${excluded.account}
   and ((${list(processorKeys.map((key) => sql`${disputes[key]}`))}) is distinct from
        (${list(processorKeys.map(incoming))})
     or ${disputes.state} is distinct from ${mirroredState})
   and (${sql.placeholder('ordered')}::boolean
-    or ${stageOf(excluded.kind)} > ${stageOf(disputes.kind)}
+    or (${stageOf(excluded.kind)} > ${stageOf(disputes.kind)} and ${opensStage})
     or (${stageOf(excluded.kind)} = ${stageOf(disputes.kind)} and not (
       (${stateIn(disputes.state, closedStates)} and not ${stateIn(excluded.state, closedStates)})
       or (${stateIn(disputes.state, reviewStates)} and ${stateIn(excluded.state, awaitingStates)}))))`;
@@ -172,6 +186,7 @@ const upsert = statement<{
   account: string;
   page: string;
   ordered: boolean;
+  unsigned: string;
 }>(sql`
   insert into ${disputes} (${insertColumns})
   select ${sql.placeholder('orgId')}::text, ${sql.placeholder('livemode')}::boolean,
@@ -200,6 +215,7 @@ export async function upsertPage(
     account: account.id,
     page: JSON.stringify(page),
     ordered,
+    unsigned: JSON.stringify(options.unsigned ?? []),
   });
   const written = returned.map(toWrittenRow);
 

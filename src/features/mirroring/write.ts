@@ -5,7 +5,7 @@ import { statement } from '../../db/statements.js';
 import { latestById } from '../../domain/mirrored-changes.js';
 import { serviceLocalStates } from '../../domain/states.js';
 import type { Logger } from '../../logger.js';
-import type { NormalizedDispute } from '../../processors/types.js';
+import type { DisputeAttribute, NormalizedDispute } from '../../processors/types.js';
 import { recordDisputeEvents } from '../webhooks/events.js';
 import { lockStoredRows, type StoredRow, upsertPage } from './upsert.js';
 
@@ -43,6 +43,8 @@ export type MirrorResult =
 export interface MirrorOptions {
   /** Where arrival rules warn of a template that no longer exists. */
   logger?: Logger;
+  /** What the news tells without the processor's signature: it fills what is unknown (upsert.ts). */
+  unsigned?: readonly DisputeAttribute[];
 }
 
 /** Far above any page an adapter asks for (100), well below Postgres's 65,535 parameters per statement. */

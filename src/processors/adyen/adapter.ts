@@ -16,7 +16,13 @@ import {
   type SubmitEvidenceResult,
 } from '../types.js';
 import { defenseFor, disputeFromEvent, pdfLimitBytes } from './mapping.js';
-import { eventOf, isDisputeEvent, notificationSchema, verifies } from './notifications.js';
+import {
+  eventOf,
+  isDisputeEvent,
+  notificationSchema,
+  unsignedAttributes,
+  verifies,
+} from './notifications.js';
 import { readAdyenReport } from './report.js';
 
 /**
@@ -165,7 +171,8 @@ export class AdyenAdapter implements ProcessorAdapter {
 
   /**
    * A Standard webhook batch: every item must carry a valid HMAC signature or the whole batch is refused
-   * (Adyen sends it again). Items of other merchant accounts (a company-level webhook) and events that are
+   * (Adyen sends it again). The HMAC covers only some fields of an item, and Adyen publishes no call that
+   * fetches a dispute: what it does not cover is marked unsigned, and only fills what is not known. Items of other merchant accounts (a company-level webhook) and events that are
    * not a dispute's are acknowledged and left out. Adyen expects `[accepted]` back.
    */
   async parsePush(request: PushRequest): Promise<PushResult> {
@@ -205,7 +212,12 @@ export class AdyenAdapter implements ProcessorAdapter {
       { processor, items: items.length, disputes: disputes.length },
       'adyen push read',
     );
-    return { refresh: [], disputes, reply: { contentType: 'text/plain', body: '[accepted]' } };
+    return {
+      refresh: [],
+      disputes,
+      unsigned: unsignedAttributes,
+      reply: { contentType: 'text/plain', body: '[accepted]' },
+    };
   }
 
   readReport(csv: string): NormalizedDispute[] {

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { PushRejectedError } from '../types.js';
-import { type DisputeEvent, type DisputeStatus, disputeStatuses, eventRules } from './mapping.js';
+import { type DisputeAttribute, PushRejectedError } from '../types.js';
+import { type DisputeEvent, eventRules } from './mapping.js';
 
 /**
  * Adyen's Standard webhooks in JSON (docs.adyen.com/development-resources/webhooks): a batch of
@@ -55,11 +55,22 @@ export function verifies(item: NotificationItem, hexKey: string): boolean {
   return received.length === expected.length && timingSafeEqual(received, expected);
 }
 
-/** A status Adyen may add later is read as none: the event's own assumed status then holds. */
-const isStatus = (value: string | null | undefined): value is DisputeStatus =>
-  (disputeStatuses as readonly string[]).includes(value ?? '');
-
 export const isDisputeEvent = (item: NotificationItem) => Object.hasOwn(eventRules, item.eventCode);
+
+/**
+ * What the HMAC does not cover (additionalData, eventDate, reason, paymentMethod): a forger who holds one
+ * validly signed item can send it again with anything there. These attributes of a pushed dispute only
+ * fill what is not known yet (features/mirroring/upsert.ts), and its state is read from the signed event
+ * code alone (docs/operations.md, "Adyen").
+ */
+export const unsignedAttributes = [
+  'reason',
+  'kind',
+  'disputedAt',
+  'dueBy',
+  'closedAt',
+  'customer',
+] as const satisfies readonly DisputeAttribute[];
 
 /** A verified dispute item in plain values; an item we cannot read refuses the whole push. */
 export function eventOf(item: NotificationItem): DisputeEvent {
@@ -75,8 +86,6 @@ export function eventOf(item: NotificationItem): DisputeEvent {
   };
   const eventDate = date(item.eventDate, 'eventDate');
   if (!eventDate) throw new PushRejectedError(`notification ${item.pspReference}: eventDate is missing`);
-  const status = text('disputeStatus');
-  const defendable = text('defendable');
   return {
     pspReference: item.pspReference,
     originalReference: item.originalReference || null,
@@ -84,8 +93,10 @@ export function eventOf(item: NotificationItem): DisputeEvent {
     eventDate,
     amount: item.amount?.value ?? null,
     currency: item.amount?.currency ?? null,
-    status: isStatus(status) ? status : null,
-    defendable: defendable === null ? null : defendable === 'true',
+    // Unsigned, and either could close the dispute or take away its answer: the event code's own
+    // status holds (mapping.ts, eventRules).
+    status: null,
+    defendable: null,
     dueBy: date(text('defensePeriodEndsAt'), 'defensePeriodEndsAt'),
     disputedAt: null,
     chargedAt: null,

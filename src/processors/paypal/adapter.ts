@@ -7,6 +7,7 @@ import {
   readCredentials,
 } from '../connection.js';
 import type { HttpAnswer } from '../http.js';
+import { checkPushAge, pushMaxAgeMs } from '../push-age.js';
 import {
   type AcceptDisputeRequest,
   type Capabilities,
@@ -23,7 +24,6 @@ import {
   type SubmitEvidenceRequest,
   type SubmitEvidenceResult,
 } from '../types.js';
-import { checkPushAge, pushMaxAgeMs } from '../push-age.js';
 import { PaypalClient, PaypalTokens } from './client.js';
 import { carriesDocument, documentName, evidenceForm } from './evidence.js';
 import { nextCursor, pageQuery, readCursor, restartSweep } from './listing.js';
@@ -46,6 +46,11 @@ import { linksSchema, type PaypalDispute, paypalDisputeSchema, toNormalizedDispu
 const hosts = { live: 'https://api-m.paypal.com', test: 'https://api-m.sandbox.paypal.com' };
 /** PayPal publishes no rate limits (its 429 is RATE_LIMIT_REACHED); this stays well below what it takes. */
 const perSecond = 10;
+/**
+ * Push verifications have a budget of their own: a forged push that passes the checks made without
+ * PayPal (checkTransmission) costs a verification, never a call the account's polls and submissions need.
+ */
+const verification = { budget: 'push', perSecond: 2 } as const;
 /** Full disputes fetched at once for a page of the list (the account's rate limit still paces them). */
 const fetchConcurrency = 8;
 
@@ -215,7 +220,7 @@ export class PaypalAdapter implements ProcessorAdapter {
     }
     const transmission = readTransmission(headers);
     const event = readEvent(body);
-    const verdict = await this.#client(connection).json(
+    const verdict = await this.#client(connection, verification).json(
       {
         method: 'POST',
         path: 'v1/notifications/verify-webhook-signature',
@@ -232,12 +237,16 @@ export class PaypalAdapter implements ProcessorAdapter {
     return { refresh: [event.disputeId], disputes: [] };
   }
 
-  #client(connection: ProcessorConnection): PaypalClient {
+  /** The account's client; under `budget`, its calls count against a rate limit of their own. */
+  #client(
+    connection: ProcessorConnection,
+    budget: { budget?: string; perSecond: number } = { perSecond },
+  ): PaypalClient {
     const credentials = readCredentials(this.name, credentialsSchema, connection);
     const http = openHttp(this.#context, connection, {
       processor: this.name,
       hosts,
-      perSecond,
+      ...budget,
       headers: { accept: 'application/json' },
     });
     return new PaypalClient(

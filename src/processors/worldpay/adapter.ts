@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type AdapterContext, credentialProblem, readCredentials } from '../connection.js';
+import { checkPushAge, pushMaxAgeMs } from '../push-age.js';
 import {
   type Capabilities,
   type NormalizedDispute,
@@ -10,7 +11,6 @@ import {
   type SubmitEvidenceRequest,
   type SubmitEvidenceResult,
 } from '../types.js';
-import { checkPushAge, pushMaxAgeMs } from '../push-age.js';
 import { disputeFromRecord, eventSchema, eventTime, isDisputeEvent, recordOfEvent } from './mapping.js';
 import { verifySignature } from './notifications.js';
 import { readWorldpayReport } from './report.js';
