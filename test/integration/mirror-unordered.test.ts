@@ -151,6 +151,69 @@ describe('partial news', () => {
   });
 });
 
+describe('what the processor did not sign (Adyen additionalData)', () => {
+  const unsigned = ['reason', 'kind', 'disputedAt', 'dueBy', 'closedAt', 'customer'] as const;
+
+  it('fills what is unknown and never changes what is stored; the signed state is taken', async () => {
+    const row = await account();
+    const first = news({ dueBy: null, customer: null });
+    await mirrorDisputes(db, row, [first]);
+    const told = {
+      ...first,
+      state: 'under_review' as const,
+      reason: 'general' as const,
+      disputedAt: new Date('2026-01-01T00:00:00Z'),
+      dueBy: new Date('2030-01-01T00:00:00Z'),
+      customer: 'shopper-1',
+    };
+    await mirrorDisputes(db, row, [told], { unsigned });
+    expect(await stored(row.orgId, first.id)).toMatchObject({
+      state: 'under_review',
+      reason: 'fraudulent',
+      disputedAt: first.disputedAt,
+      dueBy: told.dueBy,
+      customer: 'shopper-1',
+    });
+    const replayed = { ...told, dueBy: new Date('2031-01-01T00:00:00Z'), customer: 'forged' };
+    expect(await mirrorDisputes(db, row, [replayed], { unsigned })).toMatchObject({ unchanged: 1 });
+    expect(await stored(row.orgId, first.id)).toMatchObject({ dueBy: told.dueBy, customer: 'shopper-1' });
+    // Signed news (a report import) changes it as before.
+    await mirrorDisputes(db, row, [replayed]);
+    expect(await stored(row.orgId, first.id)).toMatchObject({ dueBy: replayed.dueBy, customer: 'forged' });
+  });
+
+  it('a later stage is taken, with its details, only from news that opens it', async () => {
+    const row = await account();
+    const inquiry = news({ kind: 'retrieval', state: 'warning_under_review', reason: 'retrieved' });
+    await mirrorDisputes(db, row, [inquiry]);
+    // A step within a stage (Adyen's INFORMATION_SUPPLIED) whose unsigned codes claim a chargeback.
+    const step = {
+      ...inquiry,
+      kind: 'chargeback' as const,
+      state: 'under_review' as const,
+      disputedAt: null,
+    };
+    expect(await mirrorDisputes(db, row, [step], { unsigned })).toMatchObject({ updated: 0 });
+    expect(await stored(row.orgId, inquiry.id)).toMatchObject({ kind: 'retrieval', reason: 'retrieved' });
+    const chargeback = {
+      ...inquiry,
+      kind: 'chargeback' as const,
+      state: 'needs_response' as const,
+      reason: 'fraudulent' as const,
+      disputedAt: new Date('2026-11-15T00:00:00Z'),
+      dueBy: new Date('2030-01-01T00:00:00Z'),
+    };
+    await mirrorDisputes(db, row, [chargeback], { unsigned });
+    expect(await stored(row.orgId, inquiry.id)).toMatchObject({
+      kind: 'chargeback',
+      state: 'needs_response',
+      reason: 'fraudulent',
+      disputedAt: chargeback.disputedAt,
+      dueBy: chargeback.dueBy,
+    });
+  });
+});
+
 describe('escalation and fetched news', () => {
   it('a later stage on the same id reopens: a request for information answered, then a chargeback', async () => {
     const row = await account();

@@ -382,10 +382,12 @@ describe('adyen adapter against the fake Adyen', () => {
       expect(won).toMatchObject({ state: 'won', kind: 'chargeback', closedAt: closed });
     });
 
-    it('an undefendable chargeback cannot be answered: response_disabled', async () => {
+    it('reads the state from the signed event code alone: defendable and disputeStatus are not signed', async () => {
       const dispute = fake.addDispute({ defendable: false });
-      const [read] = (await parse(fake.notification(dispute.pspReference))).disputes;
-      expect(read?.state).toBe('response_disabled');
+      fake.record(dispute.pspReference, 'CHARGEBACK', 'Lost');
+      const result = await parse(fake.notification(dispute.pspReference));
+      expect(result.disputes[0]?.state).toBe('needs_response');
+      expect(result.unsigned).toEqual(['reason', 'kind', 'disputedAt', 'dueBy', 'closedAt', 'customer']);
     });
 
     it('takes 100 items in one push', async () => {

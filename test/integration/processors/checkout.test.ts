@@ -435,7 +435,12 @@ describe('checkout adapter against the fake Checkout.com', () => {
 
     it('answers other events with nothing to refresh', async () => {
       const body = Buffer.from(
-        JSON.stringify({ id: 'evt_1', type: 'payment_captured', data: { id: 'pay_1' } }),
+        JSON.stringify({
+          id: 'evt_1',
+          type: 'payment_captured',
+          created_on: new Date().toISOString(),
+          data: { id: 'pay_1' },
+        }),
       );
       const result = await adapter.parsePush({
         connection: connection(),

@@ -588,7 +588,7 @@ describe('PayPal specifics', () => {
       [
         'a week-old transmission',
         { 'paypal-transmission-time': new Date(Date.now() - 7 * 86_400_000).toISOString() },
-        'time',
+        'a replay',
       ],
     ])(
       'refuses %s without asking PayPal (forged pushes must not spend the account’s calls)',

@@ -112,7 +112,7 @@ describe('worldpay adapter against the fake Worldpay', () => {
     it('acknowledges events that are not a dispute, and leaves them out', async () => {
       const push = fake.signed({
         eventId: 'bb55ca5a-e05c-47e1-8e94-e88bac1a0a17',
-        eventTimestamp: '2026-11-20T14:18:13.407',
+        eventTimestamp: new Date().toISOString().slice(0, 23),
         eventDetails: {
           classification: 'payment',
           transactionReference: 'Memory265-13/08/1876',
@@ -125,14 +125,16 @@ describe('worldpay adapter against the fake Worldpay', () => {
     });
 
     it('reads a timestamp that carries its zone as written', async () => {
+      // An hour ago, written as the clock of a zone an hour ahead of UTC shows it.
+      const at = new Date(Math.floor(Date.now() / 1000) * 1000 - 3_600_000);
       const push = fake.signed({
         eventId: 'e1',
-        eventTimestamp: '2026-11-20T14:18:13+01:00',
+        eventTimestamp: `${new Date(at.getTime() + 3_600_000).toISOString().slice(0, 19)}+01:00`,
         eventDetails: { classification: 'payment', transactionReference: 'Memory265-x', type: 'chargedBack' },
       });
       const [read] = (await parse(push)).disputes;
       expect(read).toMatchObject({
-        disputedAt: new Date('2026-11-20T13:18:13Z'),
+        disputedAt: at,
         amount: null,
         chargedAt: null,
       });
@@ -184,7 +186,7 @@ describe('worldpay adapter against the fake Worldpay', () => {
         eventDetails: { classification: 'payment', transactionReference: 'r', type: 'chargedBack' },
       });
       await expect(parse(badDate)).rejects.toThrow(
-        new PushRejectedError('event e2 has a date that cannot be read'),
+        new PushRejectedError('the push carries no signed time it was sent at'),
       );
     });
   });
