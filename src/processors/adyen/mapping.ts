@@ -7,16 +7,20 @@ import type { NormalizedDispute } from '../types.js';
 /**
  * Adyen disputes in this service's vocabulary. Adyen has no dispute object to fetch: a dispute is known by
  * its events (Standard webhooks, or rows of the Dispute transaction details report), each naming the
- * dispute's PSP reference, an event code and, in additionalData, the dispute's status at that moment
- * (docs.adyen.com/risk-management/disputes-api/dispute-notifications). The state is read from the two
- * (docs/architecture.md, "Adyen"): the event when it is an outcome in itself, else the status.
+ * dispute's PSP reference and an event code
+ * (docs.adyen.com/risk-management/disputes-api/dispute-notifications). The state is read from the event
+ * code alone (docs/architecture.md, "Adyen"): its outcome when it is one in itself, else the status it
+ * tells, in the dispute's stage.
  */
 
 type Kind = (typeof kinds)[number];
 
-/** `additionalData.disputeStatus` (absent for payments processed in Brazil). */
-export const disputeStatuses = ['Undefended', 'Pending', 'Won', 'Lost', 'Accepted', 'Expired'] as const;
-export type DisputeStatus = (typeof disputeStatuses)[number];
+/**
+ * The dispute statuses an event code tells (Adyen's `disputeStatus` values). A push's own
+ * `additionalData.disputeStatus` is not covered by its HMAC and is not read (docs/operations.md, "Adyen"),
+ * nor is `defendable`; the report has neither.
+ */
+export type DisputeStatus = 'Undefended' | 'Pending' | 'Expired';
 
 /** A request for information is answered with a retrieval's states, every later stage with a chargeback's. */
 type Stage = 'retrieval' | 'chargeback';
@@ -25,10 +29,7 @@ export const statusStates: Record<DisputeStatus, Record<Stage, DisputeState>> = 
   Undefended: { chargeback: 'needs_response', retrieval: 'warning_needs_response' },
   // Defended (by the merchant, or auto-defended by Adyen) and waiting for the issuer.
   Pending: { chargeback: 'under_review', retrieval: 'warning_under_review' },
-  Won: { chargeback: 'won', retrieval: 'warning_closed' },
-  Lost: { chargeback: 'lost', retrieval: 'warning_closed' },
-  // Accepting concedes the dispute: the funds stay with the cardholder, as when it is lost.
-  Accepted: { chargeback: 'lost', retrieval: 'warning_closed' },
+  // Not defended in time, or accepted: either way the funds stay with the cardholder.
   Expired: { chargeback: 'lost', retrieval: 'warning_closed' },
 };
 
@@ -43,8 +44,8 @@ interface EventRuleBase {
 export type EventRule = EventRuleBase &
   (
     | { outcome: DisputeState }
-    /** The status to read when the event carries none (Brazil). */
-    | { assumed: DisputeStatus }
+    /** The dispute's status after the event, whose state depends on the stage. */
+    | { status: DisputeStatus }
   );
 
 /**
@@ -52,16 +53,16 @@ export type EventRule = EventRuleBase &
  * (AUTHORISATION, REFUND, ...) is not a dispute's and is ignored.
  */
 export const eventRules: Record<string, EventRule> = {
-  REQUEST_FOR_INFORMATION: { kind: 'retrieval', opens: true, assumed: 'Undefended' },
+  REQUEST_FOR_INFORMATION: { kind: 'retrieval', opens: true, status: 'Undefended' },
   // A fraud report from the issuer (TC40/SAFE): information only, nothing to answer.
   NOTIFICATION_OF_FRAUD: { kind: 'retrieval', opens: true, outcome: 'warning_closed' },
-  NOTIFICATION_OF_CHARGEBACK: { kind: 'chargeback', opens: true, assumed: 'Undefended' },
-  CHARGEBACK: { kind: 'chargeback', opens: true, assumed: 'Undefended' },
+  NOTIFICATION_OF_CHARGEBACK: { kind: 'chargeback', opens: true, status: 'Undefended' },
+  CHARGEBACK: { kind: 'chargeback', opens: true, status: 'Undefended' },
   // "Defense documents uploaded or dispute auto-defended": sent for RFIs and chargebacks alike.
-  INFORMATION_SUPPLIED: { kind: 'by_codes', opens: false, assumed: 'Pending' },
-  ISSUER_COMMENTS: { kind: 'by_codes', opens: false, assumed: 'Pending' },
-  // Not defended in time, or accepted: the status says which.
-  DISPUTE_DEFENSE_PERIOD_ENDED: { kind: 'by_codes', opens: false, assumed: 'Expired' },
+  INFORMATION_SUPPLIED: { kind: 'by_codes', opens: false, status: 'Pending' },
+  ISSUER_COMMENTS: { kind: 'by_codes', opens: false, status: 'Pending' },
+  // Not defended in time, or accepted.
+  DISPUTE_DEFENSE_PERIOD_ENDED: { kind: 'by_codes', opens: false, status: 'Expired' },
   // "The issuer accepted your defense of the dispute or did not respond in time."
   ISSUER_RESPONSE_TIMEFRAME_EXPIRED: { kind: 'chargeback', opens: false, outcome: 'won' },
   // Won, though a second chargeback may still follow.
@@ -88,8 +89,6 @@ export interface DisputeEvent {
   /** Minor units, as Adyen's amounts are. */
   amount: number | null;
   currency: string | null;
-  status: DisputeStatus | null;
-  defendable: boolean | null;
   /** `defensePeriodEndsAt`: the deadline. */
   dueBy: Date | null;
   /** When the dispute was raised, where the source says so (the report); else an opening event's date. */
@@ -110,10 +109,7 @@ function kindOf(event: DisputeEvent): Kind {
 function stateOf(event: DisputeEvent, kind: Kind): DisputeState {
   const rule = eventRules[event.eventCode] as EventRule;
   if ('outcome' in rule) return rule.outcome;
-  const state = statusStates[event.status ?? rule.assumed][kind === 'retrieval' ? 'retrieval' : 'chargeback'];
-  // Some disputes cannot be defended at all (docs/architecture.md, "Adyen"): nothing to answer while they are open.
-  const answerable = state === 'needs_response' || state === 'warning_needs_response';
-  return answerable && event.defendable === false ? 'response_disabled' : state;
+  return statusStates[rule.status][kind === 'retrieval' ? 'retrieval' : 'chargeback'];
 }
 
 function reasonOf(event: DisputeEvent, kind: Kind): Reason {

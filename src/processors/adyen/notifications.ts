@@ -93,10 +93,6 @@ export function eventOf(item: NotificationItem): DisputeEvent {
     eventDate,
     amount: item.amount?.value ?? null,
     currency: item.amount?.currency ?? null,
-    // Unsigned, and either could close the dispute or take away its answer: the event code's own
-    // status holds (mapping.ts, eventRules).
-    status: null,
-    defendable: null,
     dueBy: date(text('defensePeriodEndsAt'), 'defensePeriodEndsAt'),
     disputedAt: null,
     chargedAt: null,

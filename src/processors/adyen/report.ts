@@ -107,8 +107,6 @@ function eventOfRow(row: ReportRow): DisputeEvent {
     eventDate: recordDate,
     amount,
     currency,
-    status: null,
-    defendable: null,
     dueBy: date(reportColumns.disputeEndDate),
     disputedAt: date(reportColumns.disputeDate),
     chargedAt: date(reportColumns.paymentDate),

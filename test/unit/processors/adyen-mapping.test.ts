@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   type DefenseReason,
   type DisputeEvent,
-  type DisputeStatus,
   defenseFor,
   disputeFromEvent,
   eventRules,
@@ -19,8 +18,6 @@ function event(overrides: Partial<DisputeEvent> = {}): DisputeEvent {
     eventDate: raised,
     amount: 1250,
     currency: 'EUR',
-    status: 'Undefended',
-    defendable: true,
     dueBy: new Date('2026-10-21T09:30:00Z'),
     disputedAt: null,
     chargedAt: null,
@@ -36,50 +33,35 @@ describe('adyen disputeStatus to state', () => {
   it.each([
     ['Undefended', 'needs_response', 'warning_needs_response'],
     ['Pending', 'under_review', 'warning_under_review'],
-    ['Won', 'won', 'warning_closed'],
-    ['Lost', 'lost', 'warning_closed'],
-    ['Accepted', 'lost', 'warning_closed'],
     ['Expired', 'lost', 'warning_closed'],
   ] as const)('%s is %s for a chargeback and %s for a request for information', (status, chargeback, rfi) => {
     expect(statusStates[status]).toEqual({ chargeback, retrieval: rfi });
-    expect(disputeFromEvent(event({ eventCode: 'CHARGEBACK', status })).state).toBe(chargeback);
-    const request = event({
-      eventCode: 'REQUEST_FOR_INFORMATION',
-      status,
-      chargeback: { reason: null, scheme: null },
-      rfi: { reason: '28', scheme: 'visa' },
-    });
-    expect(disputeFromEvent(request).state).toBe(rfi);
   });
 });
 
 describe('adyen event codes', () => {
-  // [event code, its status, the state, the kind, whether the event date is when it was disputed]
-  const rows: [string, DisputeStatus | null, string, string, boolean][] = [
-    ['REQUEST_FOR_INFORMATION', null, 'warning_needs_response', 'retrieval', true],
-    ['NOTIFICATION_OF_FRAUD', 'Undefended', 'warning_closed', 'retrieval', true],
-    ['NOTIFICATION_OF_CHARGEBACK', null, 'needs_response', 'chargeback', true],
-    ['NOTIFICATION_OF_CHARGEBACK', 'Pending', 'under_review', 'chargeback', true],
-    ['CHARGEBACK', null, 'needs_response', 'chargeback', true],
-    ['CHARGEBACK', 'Lost', 'lost', 'chargeback', true],
-    ['INFORMATION_SUPPLIED', null, 'under_review', 'chargeback', false],
-    ['ISSUER_COMMENTS', null, 'under_review', 'chargeback', false],
-    ['ISSUER_COMMENTS', 'Lost', 'lost', 'chargeback', false],
-    ['DISPUTE_DEFENSE_PERIOD_ENDED', null, 'lost', 'chargeback', false],
-    ['DISPUTE_DEFENSE_PERIOD_ENDED', 'Accepted', 'lost', 'chargeback', false],
-    ['ISSUER_RESPONSE_TIMEFRAME_EXPIRED', 'Pending', 'won', 'chargeback', false],
-    ['CHARGEBACK_REVERSED', 'Won', 'won', 'chargeback', false],
-    ['SECOND_CHARGEBACK', 'Undefended', 'lost', 'pre_arbitration', true],
-    ['PREARBITRATION_WON', 'Pending', 'won', 'pre_arbitration', false],
-    ['PREARBITRATION_LOST', null, 'lost', 'pre_arbitration', false],
+  // [event code, the state, the kind, whether the event date is when it was disputed]
+  const rows: [string, string, string, boolean][] = [
+    ['REQUEST_FOR_INFORMATION', 'warning_needs_response', 'retrieval', true],
+    ['NOTIFICATION_OF_FRAUD', 'warning_closed', 'retrieval', true],
+    ['NOTIFICATION_OF_CHARGEBACK', 'needs_response', 'chargeback', true],
+    ['CHARGEBACK', 'needs_response', 'chargeback', true],
+    ['INFORMATION_SUPPLIED', 'under_review', 'chargeback', false],
+    ['ISSUER_COMMENTS', 'under_review', 'chargeback', false],
+    ['DISPUTE_DEFENSE_PERIOD_ENDED', 'lost', 'chargeback', false],
+    ['ISSUER_RESPONSE_TIMEFRAME_EXPIRED', 'won', 'chargeback', false],
+    ['CHARGEBACK_REVERSED', 'won', 'chargeback', false],
+    ['SECOND_CHARGEBACK', 'lost', 'pre_arbitration', true],
+    ['PREARBITRATION_WON', 'won', 'pre_arbitration', false],
+    ['PREARBITRATION_LOST', 'lost', 'pre_arbitration', false],
   ];
 
   it('every dispute event code has a row here', () => {
     expect(new Set(rows.map(([code]) => code))).toEqual(new Set(Object.keys(eventRules)));
   });
 
-  it.each(rows)('%s with status %s is %s, a %s', (eventCode, status, state, kind, opens) => {
-    const dispute = disputeFromEvent(event({ eventCode, status }));
+  it.each(rows)('%s is %s, a %s', (eventCode, state, kind, opens) => {
+    const dispute = disputeFromEvent(event({ eventCode }));
     expect(dispute.state).toBe(state);
     expect(dispute.kind).toBe(kind);
     expect(dispute.disputedAt).toEqual(opens ? raised : null);
@@ -90,7 +72,6 @@ describe('adyen event codes', () => {
   it('an event that names only RFI codes is a retrieval: an answered request for information is under review', () => {
     const answered = event({
       eventCode: 'INFORMATION_SUPPLIED',
-      status: 'Pending',
       chargeback: { reason: null, scheme: null },
       rfi: { reason: '33', scheme: 'visa' },
     });
@@ -99,14 +80,6 @@ describe('adyen event codes', () => {
       state: 'warning_under_review',
       reason: 'retrieved',
     });
-  });
-
-  it.each([
-    ['Undefended', 'response_disabled'],
-    ['Pending', 'under_review'],
-    ['Lost', 'lost'],
-  ] as const)('an undefendable dispute that is %s is %s', (status, state) => {
-    expect(disputeFromEvent(event({ status, defendable: false })).state).toBe(state);
   });
 
   it('the report gives when the dispute was raised, whatever the event', () => {
