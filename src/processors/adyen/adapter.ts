@@ -172,8 +172,9 @@ export class AdyenAdapter implements ProcessorAdapter {
   /**
    * A Standard webhook batch: every item must carry a valid HMAC signature or the whole batch is refused
    * (Adyen sends it again). The HMAC covers only some fields of an item, and Adyen publishes no call that
-   * fetches a dispute: what it does not cover is marked unsigned, and only fills what is not known. Items of other merchant accounts (a company-level webhook) and events that are
-   * not a dispute's are acknowledged and left out. Adyen expects `[accepted]` back.
+   * fetches a dispute: what it does not cover is marked unsigned, and only fills what is not known. Items
+   * of other merchant accounts (a company-level webhook) and events that are not a dispute's are
+   * acknowledged and left out. Adyen expects `[accepted]` back.
    */
   async parsePush(request: PushRequest): Promise<PushResult> {
     const credentials = readCredentials(processor, credentialsSchema, request.connection);

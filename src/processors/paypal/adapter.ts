@@ -237,16 +237,16 @@ export class PaypalAdapter implements ProcessorAdapter {
     return { refresh: [event.disputeId], disputes: [] };
   }
 
-  /** The account's client; under `budget`, its calls count against a rate limit of their own. */
+  /** The account's client; with a `budget`, its calls count against a rate limit of their own. */
   #client(
     connection: ProcessorConnection,
-    budget: { budget?: string; perSecond: number } = { perSecond },
+    limit: { budget?: string; perSecond: number } = { perSecond },
   ): PaypalClient {
     const credentials = readCredentials(this.name, credentialsSchema, connection);
     const http = openHttp(this.#context, connection, {
       processor: this.name,
       hosts,
-      ...budget,
+      ...limit,
       headers: { accept: 'application/json' },
     });
     return new PaypalClient(
@@ -309,8 +309,8 @@ function readTransmission(headers: PushRequest['headers']): Record<keyof typeof 
 }
 
 /**
- * What can be refused without asking PayPal: verifying costs the account two calls (a token and the
- * verification) out of its rate limit, so a forged push must not reach them. PayPal signs with
+ * What can be refused without asking PayPal: verifying costs up to two calls to PayPal (a token and the
+ * verification), so a forged push must not reach them where it can be told without them. PayPal signs with
  * SHA256withRSA, serves its certificates from its own hosts, and retries a push for at most 3 days
  * (push-age.ts).
  */
