@@ -74,7 +74,8 @@ const settings = z.object({
    * is generated under DATA_DIR when unset (src/operators.ts); with DATABASE_URL both are off unless set.
    */
   ADMIN_USER: z.string().min(1).optional(),
-  ADMIN_PASSWORD: z.string().min(1).optional(),
+  /** Guessing is slowed by the sign-in guard (src/operator-sign-in.ts), not made hopeless: that takes length. */
+  ADMIN_PASSWORD: z.string().min(16, 'ADMIN_PASSWORD must be at least 16 characters').optional(),
   /**
    * The demo organisation with a mock processor account, made on the first start (src/demo.ts). Unset: on
    * with the embedded database, off with DATABASE_URL.

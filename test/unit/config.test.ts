@@ -70,6 +70,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...base, WORKERS: workers }).WORKERS).toEqual(expected);
   });
 
+  it('takes an ADMIN_PASSWORD of 16 characters', () => {
+    expect(loadConfig({ ...base, ADMIN_PASSWORD: '16 characters...' }).ADMIN_PASSWORD).toBe(
+      '16 characters...',
+    );
+  });
+
   it('reads TRUST_PROXY=true and ports', () => {
     expect(loadConfig({ ...base, TRUST_PROXY: 'true', PORT: '9443', HTTP_PORT: '8080' })).toMatchObject({
       TRUST_PROXY: true,
@@ -102,6 +108,11 @@ describe('loadConfig', () => {
     ],
     [{ ...base, WORKERS: ',' }, 'WORKERS: expected all, none'],
     [{ ...base, APP_SECRET: 'short' }, 'APP_SECRET must be at least 32 characters'],
+    [
+      { ...base, ADMIN_PASSWORD: 'x' },
+      'invalid configuration: ADMIN_PASSWORD must be at least 16 characters',
+    ],
+    [{ ...base, ADMIN_PASSWORD: '15 characters..' }, 'ADMIN_PASSWORD must be at least 16 characters'],
     [{ ...base, JOB_LOCK_SECONDS: '0' }, 'JOB_LOCK_SECONDS'],
     [{ ...base, MOCK_PROCESSOR_URL: 'ftp://x' }, 'MOCK_PROCESSOR_URL'],
     [{ ...base, PUBLIC_URL: 'disputes.example.com' }, 'PUBLIC_URL'],
