@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import type { DocumentLimits } from './domain/document-size.js';
 import { type QueueName, queueNames } from './queue-names.js';
@@ -13,7 +14,6 @@ const optionalFlag = z
   .transform((value) =>
     value === undefined || value === '' ? undefined : value === 'true' || value === '1',
   );
-const flag = optionalFlag.transform((value) => value ?? false);
 const port = z.coerce.number().int().min(0).max(65535);
 const concurrency = z.coerce.number().int().min(1).max(1000);
 const workerList = z
@@ -37,6 +37,37 @@ const workerList = z
     return names as QueueName[];
   });
 
+/**
+ * Which proxies' forwarding headers count (docs/operations.md, "A deployment"): `true` those on loopback
+ * and private networks (api/app.ts), a number that many hops in front whoever they are, or a list of
+ * addresses and CIDR blocks (and express's names `loopback`, `linklocal`, `uniquelocal`).
+ */
+export type TrustProxy = boolean | number | string[];
+const proxyNames = ['loopback', 'linklocal', 'uniquelocal'];
+const isProxyAddress = (entry: string) => {
+  if (proxyNames.includes(entry)) return true;
+  const [address = '', bits, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+};
+const trustProxy = z
+  .string()
+  .optional()
+  .transform((value, context): TrustProxy => {
+    const text = value?.trim() ?? '';
+    if (['', 'false', '0'].includes(text)) return false;
+    if (text === 'true') return true;
+    if (/^\d{1,2}$/.test(text)) return Number(text);
+    const entries = text.split(',').map((entry) => entry.trim());
+    if (entries.every(isProxyAddress)) return entries;
+    context.addIssue({
+      code: 'custom',
+      message: `TRUST_PROXY: expected true, false, a number of hops, or addresses and CIDR blocks separated by commas; got '${value}'`,
+    });
+    return z.NEVER;
+  });
+
 const settings = z.object({
   /** A Postgres server; unset, the embedded database under DATA_DIR/pg (one process only: src/db/embedded.ts). */
   DATABASE_URL: z
@@ -47,7 +78,7 @@ const settings = z.object({
   HTTP_PORT: port.optional(),
   TLS_CERT_FILE: z.string().optional(),
   TLS_KEY_FILE: z.string().optional(),
-  TRUST_PROXY: flag,
+  TRUST_PROXY: trustProxy,
   DATA_DIR: z.string().default('./.data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Redis } from 'ioredis';
+import { addressBlock } from './address-block.js';
 
 /**
  * The operators' sign-in (src/operators.ts says who they are): HTTP Basic and a guard against guessing,
@@ -12,7 +13,10 @@ const maxFailures = 10;
 const failureWindowSeconds = 300;
 
 export interface SignInGuard {
-  /** Counts an attempt with credentials; false once the address has used up its tries in the window. */
+  /**
+   * Counts an attempt with credentials; false once the address (an IPv4 address or an IPv6 /64:
+   * address-block.ts) has used up its tries in the window.
+   */
   attempt(address: string): Promise<boolean>;
   /** A right answer: the address starts afresh. */
   succeeded(address: string): Promise<void>;
@@ -57,7 +61,8 @@ export function basicAuth(
 ): RequestHandler {
   const expected = digest(`${credentials.user}:${credentials.password}`);
   return async (req: Request, res: Response, next: NextFunction) => {
-    const address = req.ip ?? 'unknown';
+    // Per block, not per address: an IPv6 client may rotate through its whole /64.
+    const address = addressBlock(req.ip ?? 'unknown');
     const [scheme, encoded] = (req.headers.authorization ?? '').split(' ');
     const given =
       scheme?.toLowerCase() === 'basic' && encoded ? Buffer.from(encoded, 'base64').toString() : '';

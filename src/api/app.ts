@@ -40,6 +40,9 @@ import { retrieveWebhookEndpointEndpoint } from './routes/webhook-endpoints/retr
 import { testWebhookEndpointEndpoint } from './routes/webhook-endpoints/test.js';
 import { updateWebhookEndpointEndpoint } from './routes/webhook-endpoints/update.js';
 
+/** TRUST_PROXY=true: a proxy on loopback or a private network (docs/operations.md, "A deployment"). */
+const privateNetworks = ['loopback', 'linklocal', 'uniquelocal'];
+
 /** Every public endpoint, under /v1. */
 export const endpoints: readonly Endpoint[] = [
   listDisputesEndpoint,
@@ -109,9 +112,9 @@ export function createApp(deps: AppDeps, options: OperatorPages = {}): express.E
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  // One hop: the load balancer in front. Its X-Forwarded-Proto counts, and the client address is the one
-  // it saw, not whatever a client wrote into X-Forwarded-For (the board's sign-in guard counts by it).
-  app.set('trust proxy', deps.trustProxy ? 1 : false);
+  // Only the proxies TRUST_PROXY names: their X-Forwarded-Proto counts, and the client address is the one
+  // they saw, not whatever a client reaching the port directly wrote (the sign-in guard counts by it).
+  app.set('trust proxy', deps.trustProxy === true ? privateNetworks : deps.trustProxy);
   app.set('query parser', parseQueryString);
   app.use(requestLog(deps.logger));
   if (options.metrics) {

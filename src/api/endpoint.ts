@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { TrustProxy } from '../config.js';
 import type { Db } from '../db/client.js';
 import type { DocumentLinks } from '../documents/links.js';
 import type { DocumentLimits } from '../domain/document-size.js';
@@ -33,7 +34,8 @@ export interface AppDeps {
   readiness: Readiness;
   disputeObjects: DisputeObjectCache;
   logger: Logger;
-  trustProxy: boolean;
+  /** TRUST_PROXY: whose X-Forwarded-For and X-Forwarded-Proto count. */
+  trustProxy: TrustProxy;
   /** Seals webhook signing secrets (src/secrets.ts). */
   secrets: SecretBox;
   /** Signs and checks links to response documents (src/documents/links.ts). */

@@ -76,6 +76,18 @@ describe('loadConfig', () => {
     );
   });
 
+  it.each([
+    ['false', false],
+    ['0', false],
+    ['true', true],
+    ['1', 1],
+    ['2', 2],
+    ['10.0.0.7', ['10.0.0.7']],
+    ['10.0.0.0/8, 2001:db8::/32,loopback', ['10.0.0.0/8', '2001:db8::/32', 'loopback']],
+  ])('reads TRUST_PROXY=%s', (value, expected) => {
+    expect(loadConfig({ ...base, TRUST_PROXY: value }).TRUST_PROXY).toEqual(expected);
+  });
+
   it('reads TRUST_PROXY=true and ports', () => {
     expect(loadConfig({ ...base, TRUST_PROXY: 'true', PORT: '9443', HTTP_PORT: '8080' })).toMatchObject({
       TRUST_PROXY: true,
@@ -93,7 +105,14 @@ describe('loadConfig', () => {
     [{ WORKERS: 'none' }, 'invalid configuration: WORKERS other than all needs DATABASE_URL'],
     [{ ...base, PORT: 'https' }, 'invalid configuration: PORT: '],
     [{ ...base, PORT: '70000' }, 'PORT'],
-    [{ ...base, TRUST_PROXY: 'yes' }, 'TRUST_PROXY'],
+    [
+      { ...base, TRUST_PROXY: 'yes' },
+      "TRUST_PROXY: expected true, false, a number of hops, or addresses and CIDR blocks separated by commas; got 'yes'",
+    ],
+    [{ ...base, TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
+    [{ ...base, TRUST_PROXY: '10.0.0.7,' }, 'TRUST_PROXY'],
+    [{ ...base, TRUST_PROXY: 'balancer.internal' }, 'TRUST_PROXY'],
+    [{ ...base, TRUST_PROXY: '-1' }, 'TRUST_PROXY'],
     [{ ...base, LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ ...base, RATE_LIMIT_PER_SECOND: '0' }, 'RATE_LIMIT_PER_SECOND'],
     [{ ...base, RATE_LIMIT_RESPONSE_KIB: '0' }, 'RATE_LIMIT_RESPONSE_KIB'],
