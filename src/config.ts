@@ -14,6 +14,7 @@ const optionalFlag = z
   .transform((value) =>
     value === undefined || value === '' ? undefined : value === 'true' || value === '1',
   );
+const flag = optionalFlag.transform((value) => value ?? false);
 const port = z.coerce.number().int().min(0).max(65535);
 const concurrency = z.coerce.number().int().min(1).max(1000);
 const workerList = z
@@ -107,6 +108,8 @@ const settings = z.object({
   ADMIN_USER: z.string().min(1).optional(),
   /** Guessing is slowed by the sign-in guard (src/operator-sign-in.ts), not made hopeless: that takes length. */
   ADMIN_PASSWORD: z.string().min(16, 'ADMIN_PASSWORD must be at least 16 characters').optional(),
+  /** Bull Board shows the queues but takes no action (retry, remove, pause…): on-call may look, not act. */
+  ADMIN_READONLY: flag,
   /**
    * The demo organisation with a mock processor account, made on the first start (src/demo.ts). Unset: on
    * with the embedded database, off with DATABASE_URL.

@@ -1,7 +1,7 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
-import type { RequestHandler } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import express from 'express';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
@@ -11,6 +11,13 @@ import { basicAuth, type SignInGuard, signInGuard } from '../operator-sign-in.js
 import { queueNames } from '../queue-names.js';
 
 export const boardPath = '/admin/queues';
+
+export interface BoardOptions {
+  /** ADMIN_READONLY: the board shows the queues and refuses every action. */
+  readOnly: boolean;
+  /** Where each action is logged, with who took it. */
+  logger: Logger;
+}
 
 /**
  * Bull Board over every queue, for on-call: inspect jobs, read failure reasons, retry failed processor
@@ -22,16 +29,66 @@ export function adminBoard(
   queues: Queues,
   credentials: { user: string; password: string },
   guard: SignInGuard,
+  options: BoardOptions,
 ): RequestHandler {
   const serverAdapter = new ExpressAdapter().setBasePath(boardPath);
   createBullBoard({
-    queues: queueNames.map((name) => new BullMQAdapter(queues.byName[name])),
+    queues: queueNames.map(
+      (name) => new BullMQAdapter(queues.byName[name], { readOnlyMode: options.readOnly }),
+    ),
     serverAdapter,
     options: { uiConfig: { boardTitle: 'Rebuttal queues' } },
   });
   const router = express.Router();
-  router.use(basicAuth(credentials, guard), serverAdapter.getRouter() as RequestHandler);
+  router.use(basicAuth(credentials, guard), logActions(credentials.user, options.logger));
+  // Bull Board's own read-only mode hides the buttons and refuses most actions; this refuses them all.
+  if (options.readOnly) router.use(refuseActions);
+  router.use(serverAdapter.getRouter() as RequestHandler);
   return router;
+}
+
+/** Every request but a read is an action on the queues (retry, remove, promote, pause, clean…). */
+const isAction = (req: Request) => req.method !== 'GET' && req.method !== 'HEAD';
+
+/**
+ * One line per action, once answered: who took it (the operator's user and address, never the
+ * password), what it was, and how it went.
+ */
+function logActions(user: string, logger: Logger): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (isAction(req)) {
+      res.once('close', () =>
+        logger.info(
+          {
+            operator: user,
+            address: req.ip,
+            method: req.method,
+            path: req.originalUrl.split('?')[0],
+            status: res.statusCode,
+          },
+          'Bull Board action',
+        ),
+      );
+    }
+    next();
+  };
+}
+
+function refuseActions(req: Request, res: Response, next: NextFunction): void {
+  if (!isAction(req)) {
+    next();
+    return;
+  }
+  res
+    .status(405)
+    .set('Allow', 'GET, HEAD')
+    .json({
+      error: {
+        status: 405,
+        type: 'method_not_allowed',
+        message: 'Bull Board is read-only here (ADMIN_READONLY): it shows the queues but takes no action.',
+      },
+    });
 }
 
 /**
@@ -39,7 +96,7 @@ export function adminBoard(
  * that says why.
  */
 export function boardFor(
-  config: Pick<Config, 'ADMIN_USER' | 'ADMIN_PASSWORD' | 'QUEUE_PREFIX'>,
+  config: Pick<Config, 'ADMIN_USER' | 'ADMIN_PASSWORD' | 'ADMIN_READONLY' | 'QUEUE_PREFIX'>,
   queues: Queues,
   redis: Redis,
   logger: Logger,
@@ -48,11 +105,12 @@ export function boardFor(
     logger.info('Bull Board is off: set ADMIN_USER and ADMIN_PASSWORD to serve it at /admin/queues');
     return undefined;
   }
-  logger.info({ path: boardPath }, 'Bull Board is on');
+  logger.info({ path: boardPath, read_only: config.ADMIN_READONLY }, 'Bull Board is on');
   const handler = adminBoard(
     queues,
     { user: config.ADMIN_USER, password: config.ADMIN_PASSWORD },
     signInGuard(redis, config.QUEUE_PREFIX),
+    { readOnly: config.ADMIN_READONLY, logger },
   );
   return { path: boardPath, handler };
 }

@@ -10,6 +10,7 @@ describe('loadConfig', () => {
       DATABASE_URL: 'postgres://localhost/x',
       PORT: 8443,
       TRUST_PROXY: false,
+      ADMIN_READONLY: false,
       DATA_DIR: './.data',
       LOG_LEVEL: 'info',
       REDIS_URL: 'redis://127.0.0.1:6379',
