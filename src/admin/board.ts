@@ -3,6 +3,7 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import express from 'express';
+import helmet from 'helmet';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import type { Queues } from '../jobs/catalog.js';
@@ -40,12 +41,32 @@ export function adminBoard(
     options: { uiConfig: { boardTitle: 'Rebuttal queues' } },
   });
   const router = express.Router();
-  router.use(basicAuth(credentials, guard), logActions(credentials.user, options.logger));
+  router.use(boardPolicy, basicAuth(credentials, guard), logActions(credentials.user, options.logger));
   // Bull Board's own read-only mode hides the buttons and refuses most actions; this refuses them all.
   if (options.readOnly) router.use(refuseActions);
   router.use(serverAdapter.getRouter() as RequestHandler);
   return router;
 }
+
+/**
+ * What the board's page needs, over the API's policy that allows nothing (api/middleware/security-headers.ts):
+ * its own scripts (and their worker), styles, images and calls; inline styles, which its markup and
+ * components use. Nothing from elsewhere: the Google font it asks for falls back to a local one.
+ */
+const boardPolicy = helmet.contentSecurityPolicy({
+  useDefaults: false,
+  directives: {
+    defaultSrc: ["'self'"],
+    scriptSrc: ["'self'"],
+    styleSrc: ["'self'", "'unsafe-inline'"],
+    imgSrc: ["'self'", 'data:'],
+    fontSrc: ["'self'", 'data:'],
+    objectSrc: ["'none'"],
+    baseUri: ["'self'"],
+    formAction: ["'self'"],
+    frameAncestors: ["'none'"],
+  },
+});
 
 /** Every request but a read is an action on the queues (retry, remove, promote, pause, clean…). */
 const isAction = (req: Request) => req.method !== 'GET' && req.method !== 'HEAD';

@@ -10,6 +10,7 @@ import { handleErrors, unknownRoute } from './middleware/errors.js';
 import { requireHttps } from './middleware/https.js';
 import { byClientAddress, chargeAnswer, rateLimit } from './middleware/rate-limit.js';
 import { requestLog } from './middleware/request-log.js';
+import { documentPolicy, securityHeaders } from './middleware/security-headers.js';
 import { resolveVersion, versionOf } from './middleware/version.js';
 import { openApiPath, serveOpenApi } from './openapi.js';
 import { acceptDisputeEndpoint } from './routes/disputes/accept.js';
@@ -117,6 +118,7 @@ export function createApp(deps: AppDeps, options: OperatorPages = {}): express.E
   app.set('trust proxy', deps.trustProxy === true ? privateNetworks : deps.trustProxy);
   app.set('query parser', parseQueryString);
   app.use(requestLog(deps.logger));
+  app.use(securityHeaders);
   if (options.metrics) {
     // The board's pages count under its mount only where it is served; elsewhere they are unknown paths.
     const mounts = options.admin ? [options.admin.path] : [];
@@ -143,7 +145,7 @@ export function createApp(deps: AppDeps, options: OperatorPages = {}): express.E
   // Before the API's key check: a signed document link is its own credential.
   app
     .route(documentPath(':id'))
-    .get(requireHttps, byAddress, downloadDocument(deps))
+    .get(requireHttps, documentPolicy, byAddress, downloadDocument(deps))
     .all(methodNotAllowed(['GET']));
 
   // Before the key check as well: the OpenAPI document (api/openapi.ts) is documentation of the public API,
