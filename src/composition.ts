@@ -158,6 +158,7 @@ export async function composeProcess(
         disputeObjects: new DisputeObjectCache(),
         logger,
         trustProxy: config.TRUST_PROXY,
+        publicUrl: config.PUBLIC_URL,
         secrets,
         links,
         allowPrivateWebhooks: config.WEBHOOK_ALLOW_PRIVATE,

@@ -8,6 +8,7 @@ import { authenticate, byApiKey, principalOf } from './middleware/auth.js';
 import { mergeInput, parseQueryString, readBody } from './middleware/body.js';
 import { handleErrors, unknownRoute } from './middleware/errors.js';
 import { requireHttps } from './middleware/https.js';
+import { refuseOtherSites } from './middleware/origin.js';
 import { byClientAddress, chargeAnswer, rateLimit } from './middleware/rate-limit.js';
 import { requestLog } from './middleware/request-log.js';
 import { documentPolicy, securityHeaders } from './middleware/security-headers.js';
@@ -167,6 +168,7 @@ export function createApp(deps: AppDeps, options: OperatorPages = {}): express.E
     requireHttps,
     authenticate(deps.keys, limits.failedAuthentications),
     rateLimit(limits.requests, byApiKey, limits.responseBytesPerRequest),
+    refuseOtherSites(deps),
     resolveVersion,
   );
   v1.use(readBody, mergeInput);

@@ -34,6 +34,8 @@ export interface AppDeps {
   readiness: Readiness;
   disputeObjects: DisputeObjectCache;
   logger: Logger;
+  /** PUBLIC_URL: its origin is the service's own site (api/middleware/origin.ts). */
+  publicUrl?: string | undefined;
   /** TRUST_PROXY: whose X-Forwarded-For and X-Forwarded-Proto count. */
   trustProxy: TrustProxy;
   /** Seals webhook signing secrets (src/secrets.ts). */

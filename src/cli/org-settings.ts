@@ -20,6 +20,8 @@ interface SettingsOptions {
   dueSoonHours?: string;
   mode?: 'test' | 'live';
   defaultTemplate: string[];
+  allowedOrigin: string[];
+  removeAllowedOrigin: string[];
   json?: boolean;
 }
 
@@ -50,6 +52,7 @@ function describe(settings: OrganisationSettings, defaultDueSoonHours: number): 
     defaults.length === 0
       ? 'default templates: none'
       : `default templates:\n${table(['mode', 'reason', 'template'], defaults)}`,
+    `allowed origins: ${settings.allowed_origins.join(', ') || 'none'}`,
   ].join('\n');
 }
 
@@ -70,13 +73,22 @@ export function registerOrgSettingsCommand(org: Command, io: CliIo): void {
       collect,
       [],
     )
+    .option(
+      '--allowed-origin <origin>',
+      'a site (https://shop.example.com) whose pages may call the API from a browser (repeatable)',
+      collect,
+      [],
+    )
+    .option('--remove-allowed-origin <origin>', 'no longer allow that site (repeatable)', collect, [])
     .option('--json', 'print JSON')
     .action(async (options: SettingsOptions) => {
       const changing =
         options.apiVersion !== undefined ||
         options.queueLeadHours !== undefined ||
         options.dueSoonHours !== undefined ||
-        options.defaultTemplate.length > 0;
+        options.defaultTemplate.length > 0 ||
+        options.allowedOrigin.length > 0 ||
+        options.removeAllowedOrigin.length > 0;
       const settings = await io.withDatabase((db) =>
         changing
           ? updateOrganisationSettings(db, options.org, {
@@ -85,6 +97,8 @@ export function registerOrgSettingsCommand(org: Command, io: CliIo): void {
               dueSoonHours: options.dueSoonHours,
               mode: options.mode,
               defaultTemplates: options.defaultTemplate,
+              allowedOrigins: options.allowedOrigin,
+              removeAllowedOrigins: options.removeAllowedOrigin,
             })
           : getOrganisationSettings(db, options.org),
       );

@@ -43,6 +43,30 @@ const defaultTemplate = z.string().transform((value, context) => {
   return { reason, template: value.slice(at + 1) || null };
 });
 
+/**
+ * A site whose pages may call the API from a browser: an origin as browsers send it in `Origin`
+ * (`https://shop.example.com`, a port when not the default), stored as the URL standard writes it.
+ */
+const allowedOrigin = z.string().transform((value, context) => {
+  const url = URL.parse(value.trim());
+  const bare =
+    url !== null &&
+    (url.protocol === 'https:' || url.protocol === 'http:') &&
+    url.username === '' &&
+    url.password === '' &&
+    url.pathname === '/' &&
+    url.search === '' &&
+    url.hash === '';
+  if (!bare) {
+    context.addIssue({
+      code: 'custom',
+      message: `allowed origin must be a scheme, host and optional port, as https://shop.example.com, not ${show(value)}`,
+    });
+    return z.NEVER;
+  }
+  return url.origin;
+});
+
 export const settingsChange = z
   .object({
     apiVersion: z
@@ -63,6 +87,8 @@ export const settingsChange = z
       .optional(),
     mode: z.enum(['test', 'live'], { error: 'mode must be test or live' }).optional(),
     defaultTemplates: z.array(defaultTemplate).optional(),
+    allowedOrigins: z.array(allowedOrigin).optional(),
+    removeAllowedOrigins: z.array(allowedOrigin).optional(),
   })
   .refine((change) => !change.defaultTemplates?.length || change.mode !== undefined, {
     error: 'default templates belong to a mode: give --mode test or --mode live',

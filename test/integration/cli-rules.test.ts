@@ -197,6 +197,7 @@ describe('npm run cli -- org settings', () => {
       queue_lead_hours: 24,
       due_soon_hours: null,
       default_templates: { test: {}, live: {} },
+      allowed_origins: [],
     });
     expect(
       await json(
@@ -228,6 +229,7 @@ describe('npm run cli -- org settings', () => {
         'mode  reason      template',
         `test  fraudulent  ${template}`,
         `test  general     ${template}`,
+        'allowed origins: none',
         '',
       ].join('\n'),
     );

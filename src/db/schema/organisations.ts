@@ -15,5 +15,10 @@ export const organisations = pgTable('organisations', {
     .$type<{ test?: Record<string, string>; live?: Record<string, string> }>()
     .notNull()
     .default({}),
+  /**
+   * Sites other than the service's own whose pages may send requests with the organisation's key from a
+   * browser (an `Origin` header): origins, as `https://shop.example.com`.
+   */
+  allowedOrigins: text().array().notNull().default([]),
   ...timestamps,
 });

@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, arrayContains, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { apiKeys, organisations } from '../../db/schema/index.js';
 import { parseSettingsChange, type SettingsChange } from '../../domain/organisation-settings.js';
@@ -101,7 +101,9 @@ function keyRow(orgId: string, mode: Mode, key: string) {
  *   `due_by` the processor moves, which are planned again);
  * - `due_soon_hours`: when the deadline sweep sends `dispute.due_soon`; null means the DUE_SOON_HOURS
  *   setting of the deployment;
- * - `default_templates`: per mode, reason -> template attached to new disputes that no rule gave one.
+ * - `default_templates`: per mode, reason -> template attached to new disputes that no rule gave one;
+ * - `allowed_origins`: sites other than the service's own whose pages may call the API from a browser
+ *   (api/middleware/origin.ts).
  */
 export interface OrganisationSettings {
   org: string;
@@ -110,6 +112,7 @@ export interface OrganisationSettings {
   queue_lead_hours: number;
   due_soon_hours: number | null;
   default_templates: { test: Record<string, string>; live: Record<string, string> };
+  allowed_origins: string[];
 }
 
 export async function getOrganisationSettings(db: Db, org: string): Promise<OrganisationSettings> {
@@ -162,6 +165,11 @@ export async function updateOrganisationSettings(
       }
       values.defaultTemplates = { ...current.defaultTemplates, [mode]: forMode };
     }
+    if (change.allowedOrigins?.length || change.removeAllowedOrigins?.length) {
+      const removed = new Set(change.removeAllowedOrigins);
+      const kept = current.allowedOrigins.filter((origin) => !removed.has(origin));
+      values.allowedOrigins = [...new Set([...kept, ...(change.allowedOrigins ?? [])])];
+    }
     if (Object.keys(values).length === 0) return current;
     const [row] = await tx
       .update(organisations)
@@ -187,5 +195,15 @@ function describeSettings(row: typeof organisations.$inferSelect): OrganisationS
     queue_lead_hours: row.queueLeadMinutes / 60,
     due_soon_hours: row.dueSoonHours,
     default_templates: { test: row.defaultTemplates.test ?? {}, live: row.defaultTemplates.live ?? {} },
+    allowed_origins: row.allowedOrigins,
   };
+}
+
+/** Whether the organisation lets pages of `origin` call the API from a browser (`allowed_origins`). */
+export async function allowsOrigin(db: Db, org: string, origin: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: organisations.id })
+    .from(organisations)
+    .where(and(eq(organisations.id, org), arrayContains(organisations.allowedOrigins, [origin])));
+  return row !== undefined;
 }

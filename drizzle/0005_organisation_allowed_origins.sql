@@ -1,0 +1,1 @@
+ALTER TABLE "organisations" ADD COLUMN "allowed_origins" text[] DEFAULT '{}' NOT NULL;
