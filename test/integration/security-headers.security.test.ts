@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { request } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
+import { newTenant, submittableDispute } from '../helpers/disputes.js';
 import { expectApiError } from '../helpers/security.js';
 
 /**
@@ -11,7 +12,7 @@ import { expectApiError } from '../helpers/security.js';
 let api: TestApi;
 beforeAll(async () => {
   api = await startTestApi({
-    workers: [],
+    workers: ['submission'],
     env: { ADMIN_USER: 'operator', ADMIN_PASSWORD: 'operator password' },
   });
 });
@@ -103,5 +104,20 @@ describe('security headers', () => {
     const refused = await get('/admin/queues');
     expect(refused.status).toBe(401);
     expectHardened(refused.headers, boardPolicy);
+  });
+
+  it("are on a response document, whose policy only forbids framing, so browsers' PDF viewers work", async () => {
+    const tenant = await newTenant(api);
+    const { dispute } = await submittableDispute(api, tenant);
+    const submitted = await api.call('POST', `/v1/disputes/${dispute.id}/submit`, { key: tenant.key });
+    expect(submitted.status, submitted.text).toBe(201);
+    const response = await api.call<{ response_url: string }>('GET', `/v1/disputes/${dispute.id}/response`, {
+      key: tenant.key,
+    });
+    const link = new URL(response.body.response_url);
+    const pdf = await get(`${link.pathname}${link.search}`);
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers['content-type']).toBe('application/pdf');
+    expectHardened(pdf.headers, "frame-ancestors 'none'");
   });
 });
