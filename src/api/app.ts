@@ -104,9 +104,9 @@ export interface OperatorPages {
 
 /**
  * The HTTP application, without a listener (the server and the tests attach their own). Order matters:
- * request id and log line first (and the request metrics, when on), then TLS, key, rate limit, version,
- * body, the endpoint's own limit if it has one, and the endpoint; every failure on the way becomes the
- * JSON error body.
+ * request id and log line first, the security headers (and the request metrics, when on), then TLS, key,
+ * rate limit, origin, version, body, the endpoint's own limit if it has one, and the endpoint; every
+ * failure on the way becomes the JSON error body.
  */
 export function createApp(deps: AppDeps, options: OperatorPages = {}): express.Express {
   const limits = deps.rateLimits;
