@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Redis } from 'ioredis';
-import { addressBlock } from './address-block.js';
+import { addressBlock } from './api/middleware/client-address.js';
 
 /**
  * The operators' sign-in (src/operators.ts says who they are): HTTP Basic and a guard against guessing,
@@ -15,7 +15,7 @@ const failureWindowSeconds = 300;
 export interface SignInGuard {
   /**
    * Counts an attempt with credentials; false once the address (an IPv4 address or an IPv6 /64:
-   * address-block.ts) has used up its tries in the window.
+   * api/middleware/client-address.ts) has used up its tries in the window.
    */
   attempt(address: string): Promise<boolean>;
   /** A right answer: the address starts afresh. */
