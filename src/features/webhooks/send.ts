@@ -86,8 +86,37 @@ function answered(status: number, durationMs: number): SendResult {
   return { ok, status, error: ok ? null : `HTTP ${status}`, durationMs };
 }
 
+/**
+ * The class of a failure without an answer, for the delivery log that clients read (docs/api.md, "The event
+ * object"). Never the error's own message: it names the address a hostname resolved to (the filter's
+ * "DNS lookup 10.0.0.5 …", "connect ECONNREFUSED 10.0.0.5:443"), which would tell a client about the
+ * network this service runs in.
+ */
 function failureOf(error: unknown, timeoutMs: number): string {
   if (error instanceof TimeoutError) return `no answer within ${timeoutMs / 1000} s`;
-  const message = error instanceof Error ? error.message : String(error);
-  return message.slice(0, 500);
+  // request-filtering-agent's refusal has no code: its message is the only sign of it.
+  if (error instanceof Error && / is not allowed\. Because/.test(error.message)) {
+    return 'refused: the address is private';
+  }
+  const code = error instanceof Error ? (error as NodeJS.ErrnoException).code : undefined;
+  return (code && failureClasses[code]) ?? 'the request failed';
 }
+
+/** Network and TLS error codes as the delivery log names them. */
+const failureClasses: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection reset',
+  ETIMEDOUT: 'timed out connecting',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host not found',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'host unreachable',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'TLS certificate not trusted',
+  SELF_SIGNED_CERT_IN_CHAIN: 'TLS certificate not trusted',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'TLS certificate not trusted',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'TLS certificate not trusted',
+  CERT_HAS_EXPIRED: 'TLS certificate expired',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'TLS certificate is for another host',
+  EPROTO: 'TLS handshake failed',
+};
