@@ -162,6 +162,7 @@ export async function composeProcess(
         secrets,
         links,
         allowPrivateWebhooks: config.WEBHOOK_ALLOW_PRIVATE,
+        webhookEndpointsMax: config.WEBHOOK_ENDPOINTS_MAX,
         documentLimits: documentLimits(config),
       };
       return { deps, redis };

@@ -176,6 +176,11 @@ const settings = z.object({
    * the same machine; off with DATABASE_URL.
    */
   WEBHOOK_ALLOW_PRIVATE: optionalFlag,
+  /**
+   * Webhook endpoints one organisation may have in each mode (docs/api.md, "Limits"): every event is
+   * delivered to each, so this bounds what one event costs the shared webhook queue.
+   */
+  WEBHOOK_ENDPOINTS_MAX: z.coerce.number().int().min(1).max(1000).default(16),
   /** Where the mock adapter sends its calls; unset, the mock processor runs in-process. */
   MOCK_PROCESSOR_URL: z.url({ protocol: /^https?$/ }).optional(),
 });

@@ -44,6 +44,8 @@ export interface AppDeps {
   links: DocumentLinks;
   /** WEBHOOK_ALLOW_PRIVATE: webhook endpoint URLs may use plain http. */
   allowPrivateWebhooks: boolean;
+  /** WEBHOOK_ENDPOINTS_MAX: the webhook endpoints one organisation may have in each mode. */
+  webhookEndpointsMax: number;
   /** DOCUMENT_MAX_CHARACTERS and DOCUMENT_MAX_PAGES, checked when evidence or a template is saved. */
   documentLimits: DocumentLimits;
 }

@@ -740,12 +740,12 @@ describe('webhooks', () => {
       try {
         const endpointInput = createEndpointInput(true);
         const good = await createEndpoint(
-          { db, secrets },
+          { db, secrets, webhookEndpointsMax: config.WEBHOOK_ENDPOINTS_MAX },
           { ...tenant, apiVersion: caller.apiVersion },
           endpointInput.parse({ url: 'http://127.0.0.1:9/good', events: ['dispute.created'] }),
         );
         const bad = await createEndpoint(
-          { db, secrets },
+          { db, secrets, webhookEndpointsMax: config.WEBHOOK_ENDPOINTS_MAX },
           { ...tenant, apiVersion: caller.apiVersion },
           endpointInput.parse({ url: 'http://127.0.0.1:9/bad', events: ['dispute.created'] }),
         );
@@ -909,7 +909,7 @@ describe('workers on the embedded database', () => {
       try {
         const { tenant, caller } = await newOrganisation('Workers');
         await createEndpoint(
-          { db, secrets },
+          { db, secrets, webhookEndpointsMax: config.WEBHOOK_ENDPOINTS_MAX },
           { ...tenant, apiVersion: caller.apiVersion },
           createEndpointInput(true).parse({
             url: `http://127.0.0.1:${port}/hook`,

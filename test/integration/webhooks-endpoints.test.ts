@@ -179,6 +179,45 @@ describe('POST /v1/webhook_endpoints', () => {
   });
 });
 
+describe('the number of endpoints', () => {
+  it('is at most WEBHOOK_ENDPOINTS_MAX per organisation and mode: one more answers 400 invalid_request and changes nothing', async () => {
+    const max = api.config.WEBHOOK_ENDPOINTS_MAX;
+    const { test_key, live_key } = await api.createOrg();
+    const created = [];
+    for (let index = 0; index < max; index++)
+      created.push(await createEndpoint(test_key, { url: `${hook}/${index}` }));
+    const before = await snapshotTables(api.db.sql);
+    const refused = await api.call('POST', '/v1/webhook_endpoints', { key: test_key, json: { url: hook } });
+    expectApiError(refused, { status: 400, type: 'invalid_request', url: '/v1/webhook_endpoints' });
+    expect((refused.body as { error: { message: string } }).error.message).toBe(
+      `An organisation may have at most ${max} webhook endpoints in test mode (WEBHOOK_ENDPOINTS_MAX); delete one before creating another.`,
+    );
+    expect(await snapshotTables(api.db.sql)).toEqual(before);
+
+    // The other mode, and other organisations, count their own.
+    expect((await createEndpoint(live_key)).livemode).toBe(true);
+    expect((await createEndpoint((await api.createOrg()).test_key)).livemode).toBe(false);
+    // A deleted endpoint makes room for one more.
+    const deleted = await api.call('DELETE', `/v1/webhook_endpoints/${created[0]?.id}`, { key: test_key });
+    expect(deleted.status).toBe(200);
+    await createEndpoint(test_key);
+  });
+
+  it('holds when creates arrive at once', async () => {
+    const max = api.config.WEBHOOK_ENDPOINTS_MAX;
+    const { test_key } = await api.createOrg();
+    const answers = await Promise.all(
+      Array.from({ length: max + 4 }, (_, index) =>
+        api.call('POST', '/v1/webhook_endpoints', { key: test_key, json: { url: `${hook}/${index}` } }),
+      ),
+    );
+    expect(answers.filter((answer) => answer.status === 201)).toHaveLength(max);
+    expect(answers.filter((answer) => answer.status === 400)).toHaveLength(4);
+    const list = await api.call('GET', '/v1/webhook_endpoints', { key: test_key, query: { limit: 100 } });
+    expect((list.body as List).data).toHaveLength(max);
+  });
+});
+
 describe('the signing secret', () => {
   it('is never shown again: not by retrieve, list, update or delete', async () => {
     const { test_key } = await api.createOrg();

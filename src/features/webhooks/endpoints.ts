@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, count, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { type PageQuery, planPage } from '../../db/paging.js';
 import { events, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.js';
-import { notFound } from '../../domain/errors.js';
+import { ApiError, notFound } from '../../domain/errors.js';
 import type { ApiVersion } from '../../domain/versions.js';
 import { idPrefixes, newId } from '../../ids.js';
 import type { SecretBox } from '../../secrets.js';
@@ -19,6 +19,8 @@ export interface EndpointDeps {
   db: Db;
   /** Seals the signing secret: it is readable only to sign, and shown to the client once. */
   secrets: SecretBox;
+  /** WEBHOOK_ENDPOINTS_MAX: the endpoints one organisation may have in each mode (docs/api.md, "Limits"). */
+  webhookEndpointsMax: number;
 }
 
 /** `whsec_` and 24 random bytes in base64, the Standard Webhooks form the `standardwebhooks` package reads. */
@@ -26,27 +28,45 @@ function newSigningSecret(): string {
   return `${idPrefixes.webhookSecret}_${randomBytes(24).toString('base64')}`;
 }
 
-/** The new endpoint and its secret in clear: the only time the secret leaves the service. */
+/**
+ * The new endpoint and its secret in clear: the only time the secret leaves the service. Refused past
+ * WEBHOOK_ENDPOINTS_MAX: every event is delivered to each endpoint, so their number is what one event costs.
+ */
 export async function createEndpoint(
   deps: EndpointDeps,
   tenant: Tenant & { apiVersion: ApiVersion },
   input: CreateEndpointInput,
 ): Promise<{ endpoint: EndpointRow; secret: string }> {
   const secret = newSigningSecret();
-  const [endpoint] = await deps.db
-    .insert(webhookEndpoints)
-    .values({
-      id: newId('webhookEndpoint'),
-      orgId: tenant.orgId,
-      livemode: tenant.livemode,
-      url: input.url,
-      events: input.events,
-      apiVersion: input.api_version ?? tenant.apiVersion,
-      secret: deps.secrets.seal(secret),
-    })
-    .returning();
-  if (!endpoint) throw new Error('insert returned no row');
-  return { endpoint, secret };
+  return deps.db.transaction(async (tx) => {
+    // Creates of one tenant take turns, so two at once cannot both pass the count.
+    const key = `webhook-endpoints:${tenant.orgId}:${tenant.livemode}`;
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
+    const [held] = await tx
+      .select({ count: count() })
+      .from(webhookEndpoints)
+      .where(ownedBy(webhookEndpoints, tenant));
+    if ((held?.count ?? 0) >= deps.webhookEndpointsMax) {
+      throw new ApiError(
+        'invalid_request',
+        `An organisation may have at most ${deps.webhookEndpointsMax} webhook endpoints in ${tenant.livemode ? 'live' : 'test'} mode (WEBHOOK_ENDPOINTS_MAX); delete one before creating another.`,
+      );
+    }
+    const [endpoint] = await tx
+      .insert(webhookEndpoints)
+      .values({
+        id: newId('webhookEndpoint'),
+        orgId: tenant.orgId,
+        livemode: tenant.livemode,
+        url: input.url,
+        events: input.events,
+        apiVersion: input.api_version ?? tenant.apiVersion,
+        secret: deps.secrets.seal(secret),
+      })
+      .returning();
+    if (!endpoint) throw new Error('insert returned no row');
+    return { endpoint, secret };
+  });
 }
 
 export async function retrieveEndpoint(db: Db, tenant: Tenant, id: string): Promise<EndpointRow> {
