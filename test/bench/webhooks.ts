@@ -119,11 +119,10 @@ await runBench(async () => {
   const org = await createOrganisation(db, { name: 'Bench Ltd' });
   const { secrets, links } = secretsFor('bench-app-secret-of-at-least-32-characters', config);
   const tenant = { orgId: org.org, livemode: false, apiVersion: '2021-09-15' as const };
-  await createEndpoint(
-    { db, secrets, webhookEndpointsMax: config.WEBHOOK_ENDPOINTS_MAX },
-    tenant,
-    { url, events: ['*'] },
-  );
+  await createEndpoint({ db, secrets, webhookEndpointsMax: config.WEBHOOK_ENDPOINTS_MAX }, tenant, {
+    url,
+    events: ['*'],
+  });
   const prefix = `rebuttal_bench_${randomBytes(4).toString('hex')}`;
   onCleanup(() => dropKeys(redisUrl, prefix));
   const queues = openQueues({ redisUrl, prefix });

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   disputes,
@@ -617,5 +617,42 @@ describe('the outbox', () => {
     } finally {
       await unlisten();
     }
+  });
+  it("delivers an organisation's webhooks while another's events fail every batch they are in", async () => {
+    const broken = await api.createOrg();
+    const brokenEndpoint = await receivingEndpoint(api, broken.test_key);
+    // A row the relay cannot read (an `events` list that is not a list): any batch holding this
+    // organisation's events fails. Its events are the oldest, enough to fill whole batches on their own.
+    await api.db.db
+      .update(webhookEndpoints)
+      .set({ events: sql`'7'::jsonb` })
+      .where(eq(webhookEndpoints.id, brokenEndpoint.id));
+    await api.db.sql`
+      insert into events (id, org_id, livemode, type, data, created_at)
+      select 'evt_broken' || lpad(n::text, 14, '0'), ${broken.org}, false, 'dispute.updated', '{}'::jsonb,
+        now() - interval '1 hour' + n * interval '1 millisecond'
+      from generate_series(1, 600) as n`;
+
+    const { test_key } = await api.createOrg();
+    const endpoint = await receivingEndpoint(api, test_key);
+    const dispute = await newDispute(test_key);
+    const [received] = await endpoint.receiver.waitFor(1);
+    expect(received).toMatchObject({
+      verified: true,
+      payload: { type: 'dispute.created', dispute: dispute.id },
+    });
+    const [waiting] = await api.db.sql`
+      select count(*)::int as events from events where org_id = ${broken.org} and relayed_at is null`;
+    expect(waiting?.events).toBe(600);
+
+    // Mended, the broken organisation's events go too: none was lost.
+    await api.db.db
+      .update(webhookEndpoints)
+      .set({ events: ['*'] })
+      .where(eq(webhookEndpoints.id, brokenEndpoint.id));
+    await enqueue(api.queues, 'relayEvents', {});
+    await brokenEndpoint.receiver.waitFor(600, 20_000);
+    await endpoint.receiver.close();
+    await brokenEndpoint.receiver.close();
   });
 });

@@ -1,9 +1,11 @@
-import { and, asc, eq, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, isNull, lt, not, or, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.js';
+import { anyOf } from '../../db/schema/columns.js';
 import { disputes, events, submissions, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.js';
 import { statement } from '../../db/statements.js';
 import { endpointWants } from '../../domain/webhooks.js';
 import { newId } from '../../ids.js';
+import { describeError } from '../../logger.js';
 
 /**
  * The outbox relay: turns unrelayed events into one delivery per endpoint that wants each, and hands every
@@ -37,10 +39,17 @@ export interface RelayReport {
   queued: number;
   /** Pending deliveries long past due whose job was made sure of. */
   recovered: number;
+  /** Organisations whose events could not be relayed: theirs wait for the next run, the others' went on. */
+  failed: { orgId: string; error: Record<string, unknown> }[];
 }
 
-/** Events per transaction; the relay takes batches until none is left. */
+/** Events per transaction at most; the relay takes batches until none is left. */
 const batchSize = 500;
+/**
+ * Deliveries per transaction at most: a batch takes its events, oldest first, while their deliveries fit
+ * (at least one event), so its one JSON parameter stays small whatever its organisations' endpoints.
+ */
+export const deliveryRowsPerBatch = 5000;
 /** A pending delivery this long past its due moment has lost its job (or its job is stuck behind others). */
 const recoveryGraceMs = 2 * 60_000;
 
@@ -61,19 +70,54 @@ const insertDeliveries = statement<{ rows: string }>(sql`
   on conflict do nothing
   returning id`);
 
+/** Which events a batch may take: every organisation's but those that failed in this run, or one's only. */
+interface BatchScope {
+  excluding: readonly string[];
+  only?: string;
+}
+
+interface BatchOutcome {
+  events: number;
+  queued: number;
+  enqueued: Promise<unknown>;
+  /** Whether events were left over: a batch full of events, or cut short by its deliveries. */
+  more: boolean;
+}
+
+/**
+ * Relays batches until none is left. A batch that fails is tried again one organisation at a time, and an
+ * organisation that fails on its own is left out for the rest of the run: one organisation's events (a
+ * row that breaks them) cannot hold back another's, whichever are oldest.
+ */
 export async function relayEvents(deps: RelayDeps): Promise<RelayReport> {
-  const report: RelayReport = { events: 0, queued: 0, recovered: 0 };
+  const report: RelayReport = { events: 0, queued: 0, recovered: 0, failed: [] };
   // Each batch's jobs are added while the next batch's transaction runs; all are in before the run ends.
   const enqueued: Promise<unknown>[] = [];
+  const count = (batch: BatchOutcome) => {
+    report.events += batch.events;
+    report.queued += batch.queued;
+    // Handled now, so a failure while later batches run is not an unhandled rejection; awaited below.
+    batch.enqueued.catch(() => {});
+    enqueued.push(batch.enqueued);
+    return batch.more;
+  };
   try {
     for (;;) {
-      const batch = await relayBatch(deps);
-      report.events += batch.events;
-      report.queued += batch.queued;
-      // Handled now, so a failure while later batches run is not an unhandled rejection; awaited below.
-      batch.enqueued.catch(() => {});
-      enqueued.push(batch.enqueued);
-      if (batch.events < batchSize) break;
+      const excluding = report.failed.map((failure) => failure.orgId);
+      try {
+        if (!count(await relayBatch(deps, { excluding }))) break;
+      } catch {
+        // Postgres away fails this read too, and the run with it, as before.
+        const organisations = await organisationsAhead(deps.db, excluding);
+        if (organisations.length === 0) break;
+        for (const orgId of organisations) {
+          try {
+            count(await relayBatch(deps, { excluding, only: orgId }));
+          } catch (error) {
+            report.failed.push({ orgId, error: describeError(error) });
+          }
+        }
+      }
     }
   } finally {
     await Promise.all(enqueued);
@@ -82,50 +126,94 @@ export async function relayEvents(deps: RelayDeps): Promise<RelayReport> {
   return report;
 }
 
-async function relayBatch(
-  deps: RelayDeps,
-): Promise<{ events: number; queued: number; enqueued: Promise<unknown> }> {
+function claimable(scope: BatchScope) {
+  return and(
+    isNull(events.relayedAt),
+    scope.excluding.length === 0 ? undefined : not(anyOf(events.orgId, scope.excluding, 'text')),
+    scope.only === undefined ? undefined : eq(events.orgId, scope.only),
+  );
+}
+
+/** The organisations of the events the next batch would take. */
+async function organisationsAhead(db: Db, excluding: readonly string[]): Promise<string[]> {
+  const ahead = db
+    .select({ orgId: events.orgId })
+    .from(events)
+    .where(claimable({ excluding }))
+    .orderBy(asc(events.createdAt))
+    .limit(batchSize)
+    .as('ahead');
+  const rows = await db.selectDistinct({ orgId: ahead.orgId }).from(ahead);
+  return rows.map((row) => row.orgId);
+}
+
+async function relayBatch(deps: RelayDeps, scope: BatchScope): Promise<BatchOutcome> {
   const now = deps.now?.() ?? new Date();
-  const { eventCount, created, restarted } = await deps.db.transaction(async (tx) => {
-    // Claims a batch by marking it relayed, in the transaction that makes its deliveries: one statement,
-    // and skip locked, so relays running at once (a notification and the schedule) take different batches.
-    const claimable = tx
-      .select({ id: events.id })
-      .from(events)
-      .where(isNull(events.relayedAt))
-      .orderBy(asc(events.createdAt))
-      .limit(batchSize)
-      .for('update', { skipLocked: true });
-    const batch = await tx
-      .update(events)
-      .set({ relayedAt: now })
-      .where(inArray(events.id, claimable))
-      .returning({
+  const { eventCount, more, created, restarted } = await deps.db.transaction(async (tx) => {
+    // Skip locked, so relays running at once (a notification and the schedule) take different events;
+    // those read but not taken (their deliveries did not fit) are let go when the transaction ends.
+    const candidates = await tx
+      .select({
         id: events.id,
         orgId: events.orgId,
         livemode: events.livemode,
         type: events.type,
         disputeUid: events.disputeUid,
-      });
-    if (batch.length === 0) return { eventCount: 0, created: [], restarted: [] };
-    const restarted = await pendingOfEvents.run(tx, {
-      eventIds: JSON.stringify(batch.map((event) => event.id)),
-    });
-    const planned = await plannedDeliveries(tx, batch, now);
-    const created =
-      planned.length === 0 ? [] : await insertDeliveries.run(tx, { rows: JSON.stringify(planned) });
-    return { eventCount: batch.length, created, restarted };
+      })
+      .from(events)
+      .where(claimable(scope))
+      .orderBy(asc(events.createdAt))
+      .limit(batchSize)
+      .for('update', { skipLocked: true });
+    if (candidates.length === 0) return { eventCount: 0, more: false, created: [], restarted: [] };
+    const plans = await plannedDeliveries(tx, candidates, now);
+    const taken = fitting(plans);
+    const batch = candidates.slice(0, taken);
+    const eventIds = batch.map((event) => event.id);
+    await tx
+      .update(events)
+      .set({ relayedAt: now })
+      .where(anyOf(events.id, eventIds, 'text'));
+    const restarted = await pendingOfEvents.run(tx, { eventIds: JSON.stringify(eventIds) });
+    const planned = plans.slice(0, taken).flat();
+    const created = [];
+    // In parts, for the one event whose own deliveries are more than a batch's (endpoints made before the cap).
+    for (let start = 0; start < planned.length; start += deliveryRowsPerBatch) {
+      const part = planned.slice(start, start + deliveryRowsPerBatch);
+      created.push(...(await insertDeliveries.run(tx, { rows: JSON.stringify(part) })));
+    }
+    return {
+      eventCount: batch.length,
+      more: candidates.length === batchSize || taken < candidates.length,
+      created,
+      restarted,
+    };
   });
   const enqueued = Promise.all([
     deps.deliveries.dispatch(created.map((row) => String(row.id))),
     ...restarted.map((row) => deps.deliveries.restart(String(row.id))),
   ]);
-  return { events: eventCount, queued: created.length + restarted.length, enqueued };
+  return { events: eventCount, queued: created.length + restarted.length, enqueued, more };
+}
+
+/** How many of the events, oldest first, a batch takes: as many as their deliveries fit, at least one. */
+function fitting(plans: readonly unknown[][]): number {
+  let rows = 0;
+  let taken = 0;
+  for (const plan of plans) {
+    if (taken > 0 && rows + plan.length > deliveryRowsPerBatch) break;
+    rows += plan.length;
+    taken += 1;
+  }
+  return taken;
 }
 
 type RelayedEvent = { id: string; orgId: string; livemode: boolean; type: string; disputeUid: string | null };
 
-/** One delivery per event and enabled endpoint of the same organisation and mode that wants it. */
+/**
+ * Each event's deliveries, in the events' order: one per enabled endpoint of the same organisation and
+ * mode that wants it.
+ */
 async function plannedDeliveries(tx: Tx, batch: RelayedEvent[], now: Date) {
   const endpoints = await tx
     .select({
@@ -142,14 +230,14 @@ async function plannedDeliveries(tx: Tx, batch: RelayedEvent[], now: Date) {
         inArray(webhookEndpoints.orgId, [...new Set(batch.map((event) => event.orgId))]),
       ),
     );
-  if (endpoints.length === 0) return [];
+  if (endpoints.length === 0) return batch.map(() => []);
   const submittedHere = await submittedByService(
     tx,
     batch
       .filter((event) => event.type === 'dispute.closed' && event.disputeUid)
       .map((event) => event.disputeUid as string),
   );
-  return batch.flatMap((event) =>
+  return batch.map((event) =>
     endpoints
       .filter(
         (endpoint) =>

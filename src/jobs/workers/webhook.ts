@@ -23,6 +23,10 @@ export function webhookHandlers(deps: EngineDeps): Handlers<'webhook'> {
         deliveries: createQueueDeliveryDispatcher(deps.queues),
       });
       if (report.recovered > 0) log.warn(report, 'relay recovered deliveries that had lost their jobs');
+      // The others' events went on; these organisations' wait, tried again at every run, until it is fixed.
+      for (const failure of report.failed) {
+        log.error(failure, "relay could not relay an organisation's events; they wait, the others went on");
+      }
       return report;
     },
     async deliverWebhook({ deliveryId }, { attempt }) {
