@@ -39,6 +39,7 @@ import { createWebhookEndpointEndpoint } from './routes/webhook-endpoints/create
 import { deleteWebhookEndpointEndpoint } from './routes/webhook-endpoints/delete.js';
 import { listWebhookEndpointsEndpoint } from './routes/webhook-endpoints/list.js';
 import { retrieveWebhookEndpointEndpoint } from './routes/webhook-endpoints/retrieve.js';
+import { rotateWebhookEndpointSecretEndpoint } from './routes/webhook-endpoints/rotate-secret.js';
 import { testWebhookEndpointEndpoint } from './routes/webhook-endpoints/test.js';
 import { updateWebhookEndpointEndpoint } from './routes/webhook-endpoints/update.js';
 
@@ -67,6 +68,7 @@ export const endpoints: readonly Endpoint[] = [
   updateWebhookEndpointEndpoint,
   deleteWebhookEndpointEndpoint,
   testWebhookEndpointEndpoint,
+  rotateWebhookEndpointSecretEndpoint,
   listEventsEndpoint,
   retrieveEventEndpoint,
   redeliverEventEndpoint,

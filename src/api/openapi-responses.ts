@@ -180,10 +180,10 @@ export const webhookEndpointSchema = describing<ReturnType<typeof webhookEndpoin
   z.object({
     object: z.literal('webhook_endpoint'),
     id: z.string(),
-    secret: z
-      .string()
-      .optional()
-      .meta({ description: 'The signing secret (`whsec_…`): in the answer to the create call only.' }),
+    secret: z.string().optional().meta({
+      description:
+        'The signing secret (`whsec_…`): only in the answers to the create and `rotate_secret` calls.',
+    }),
     endpoint_url: z.string(),
     events: z.array(z.enum(['*', ...eventTypes])),
     api_version: z.enum(apiVersions),

@@ -103,14 +103,23 @@ export function signWebhook(secret: string, id: string, timestamp: number, body:
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
 
-/** The headers of one attempt; `webhook-id` is the delivery's id, the same on every retry. */
-export function webhookHeaders(secret: string, id: string, at: Date, body: string): Record<string, string> {
+/**
+ * The headers of one attempt; `webhook-id` is the delivery's id, the same on every retry. One signature per
+ * secret, space-separated as Standard Webhooks allows: the endpoint's secret, and while a rotation's overlap
+ * lasts the one it replaced (docs/api.md, "Signing").
+ */
+export function webhookHeaders(
+  secrets: readonly string[],
+  id: string,
+  at: Date,
+  body: string,
+): Record<string, string> {
   const timestamp = Math.floor(at.getTime() / 1000);
   return {
     'content-type': 'application/json',
     'webhook-id': id,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': signWebhook(secret, id, timestamp, body),
+    'webhook-signature': secrets.map((secret) => signWebhook(secret, id, timestamp, body)).join(' '),
   };
 }
 

@@ -1,4 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   disputes,
@@ -9,6 +10,7 @@ import {
 } from '../../src/db/schema/index.js';
 import { recordDisputeEvent } from '../../src/features/webhooks/events.js';
 import { enqueue } from '../../src/jobs/enqueue.js';
+import type { ReceivedWebhook } from '../fakes/webhook-receiver.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { noEvidence } from '../helpers/evidence-documents.js';
 import {
@@ -328,6 +330,51 @@ describe('fan-out', () => {
     expect(closedFor(modern)).toEqual([untouched.id, submittedAt.id, succeeded.id, refused.id].sort());
     await old.receiver.close();
     await modern.receiver.close();
+  });
+});
+
+describe('a rotated signing secret', () => {
+  it('signs beside the new one for 24 hours, so either verifies; after them only the new one signs', async () => {
+    const { test_key } = await api.createOrg();
+    const endpoint = await receivingEndpoint(api, test_key);
+    const rotated = await api.call('POST', `/v1/webhook_endpoints/${endpoint.id}/rotate_secret`, {
+      key: test_key,
+    });
+    expect(rotated.status, rotated.text).toBe(200);
+    const secret = rotated.body.secret as string;
+    const sendTest = async (count: number) => {
+      const sent = await api.call('POST', `/v1/webhook_endpoints/${endpoint.id}/test`, { key: test_key });
+      expect(sent.status, sent.text).toBe(202);
+      const received = (await endpoint.receiver.waitFor(count))[count - 1];
+      if (!received) throw new Error('no webhook');
+      return received;
+    };
+    const verifies = (key: string, { body, headers }: ReceivedWebhook) => {
+      try {
+        new Webhook(key).verify(body, headers as Record<string, string>);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+
+    // The receiver still holds the old secret: it verifies, and so does one that has switched.
+    const during = await sendTest(1);
+    expect(during.verified).toBe(true);
+    expect(verifies(endpoint.secret, during)).toBe(true);
+    expect(verifies(secret, during)).toBe(true);
+    expect(String(during.headers['webhook-signature']).split(' ')).toHaveLength(2);
+
+    // The 24 hours are over.
+    await api.db.db
+      .update(webhookEndpoints)
+      .set({ previousSecretExpiresAt: new Date(Date.now() - 1000) })
+      .where(eq(webhookEndpoints.id, endpoint.id));
+    const after = await sendTest(2);
+    expect(verifies(secret, after)).toBe(true);
+    expect(verifies(endpoint.secret, after)).toBe(false);
+    expect(String(after.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    await endpoint.receiver.close();
   });
 });
 

@@ -266,6 +266,56 @@ describe('the signing secret', () => {
   });
 });
 
+describe('POST /v1/webhook_endpoints/:id/rotate_secret', () => {
+  it('answers 200 with the endpoint and a new secret, shown this once; the old one stays sealed beside it for 24 hours', async () => {
+    const { test_key } = await api.createOrg();
+    const { secret: old, ...created } = await createEndpoint(test_key);
+    const path = `/v1/webhook_endpoints/${created.id}/rotate_secret`;
+    const before = Date.now();
+    const response = await api.call('POST', path, { key: test_key });
+    const after = Date.now();
+    expect(response.status, response.text).toBe(200);
+    expect(response.body).toEqual({
+      ...created,
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/),
+      updated: expect.stringMatching(timestamp),
+      url: path,
+    });
+    const secret = String(response.body.secret);
+    expect(secret).not.toBe(old);
+
+    // Both sealed, never in clear: the new one signs, the old one beside it until its overlap ends.
+    const [row] = await api.db.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, created.id));
+    expect(row?.secret).not.toContain(secret.slice(6));
+    expect(row?.previousSecret).not.toContain(old.slice(6));
+    expect(api.engine.secrets.open(row?.secret ?? '')).toBe(secret);
+    expect(api.engine.secrets.open(row?.previousSecret ?? '')).toBe(old);
+    const overlap = 24 * 3_600_000;
+    expect(row?.previousSecretExpiresAt?.getTime()).toBeGreaterThanOrEqual(before + overlap);
+    expect(row?.previousSecretExpiresAt?.getTime()).toBeLessThanOrEqual(after + overlap);
+
+    // Never shown again.
+    for (const answer of [
+      await api.call('GET', `/v1/webhook_endpoints/${created.id}`, { key: test_key }),
+      await api.call('GET', '/v1/webhook_endpoints', { key: test_key }),
+    ]) {
+      expect(answer.status).toBe(200);
+      expect(answer.text).not.toContain(secret);
+      expect(answer.text).not.toContain('whsec_');
+    }
+  });
+
+  it('answers an unknown endpoint with 404 webhook_endpoint_not_found', async () => {
+    const { test_key } = await api.createOrg();
+    const path = `/v1/webhook_endpoints/we_${'0'.repeat(20)}/rotate_secret`;
+    expectApiError(await api.call('POST', path, { key: test_key }), {
+      status: 404,
+      type: 'webhook_endpoint_not_found',
+      url: path,
+    });
+  });
+});
+
 describe('GET /v1/webhook_endpoints', () => {
   it('lists newest first with paging by limit, starting_after and ending_before', async () => {
     const { test_key, org } = await api.createOrg();
@@ -613,6 +663,7 @@ describe('tenant isolation', () => {
         ['PUT', endpointPath, { enabled: false, url: 'https://evil.example.com/' }],
         ['DELETE', endpointPath, undefined],
         ['POST', `${endpointPath}/test`, undefined],
+        ['POST', `${endpointPath}/rotate_secret`, undefined],
       ] as const) {
         const response = await api.call(method, path, { key, ...(json && { json }) });
         expectApiError(response, {

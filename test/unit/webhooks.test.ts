@@ -80,7 +80,7 @@ describe('webhookPayload', () => {
 describe('signatures (Standard Webhooks)', () => {
   it('signs so that the standardwebhooks package verifies', () => {
     const body = JSON.stringify({ hello: 'world' });
-    const headers = webhookHeaders(secret, 'wh_abc', new Date(), body);
+    const headers = webhookHeaders([secret], 'wh_abc', new Date(), body);
     expect(new Webhook(secret).verify(body, headers)).toEqual({ hello: 'world' });
     expect(headers['webhook-id']).toBe('wh_abc');
     expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
@@ -95,15 +95,27 @@ describe('signatures (Standard Webhooks)', () => {
 
   it('is refused by the verifier when the body, id or secret differ', () => {
     const body = '{"a":1}';
-    const headers = webhookHeaders(secret, 'wh_abc', new Date(), body);
+    const headers = webhookHeaders([secret], 'wh_abc', new Date(), body);
     expect(() => new Webhook(secret).verify('{"a":2}', headers)).toThrow();
     expect(() => new Webhook(secret).verify(body, { ...headers, 'webhook-id': 'wh_abd' })).toThrow();
     const other = `whsec_${randomBytes(24).toString('base64')}`;
     expect(() => new Webhook(other).verify(body, headers)).toThrow();
   });
 
+  it('signs with each secret given, space-separated, so a receiver with either verifies', () => {
+    const body = '{"a":1}';
+    const previous = `whsec_${randomBytes(24).toString('base64')}`;
+    const headers = webhookHeaders([secret, previous], 'wh_abc', new Date(), body);
+    const timestamp = Number(headers['webhook-timestamp']);
+    expect(headers['webhook-signature']).toBe(
+      `${signWebhook(secret, 'wh_abc', timestamp, body)} ${signWebhook(previous, 'wh_abc', timestamp, body)}`,
+    );
+    expect(new Webhook(secret).verify(body, headers)).toEqual({ a: 1 });
+    expect(new Webhook(previous).verify(body, headers)).toEqual({ a: 1 });
+  });
+
   it('puts the timestamp in unix seconds', () => {
-    const headers = webhookHeaders(secret, 'wh_abc', new Date(1_700_000_000_999), '{}');
+    const headers = webhookHeaders([secret], 'wh_abc', new Date(1_700_000_000_999), '{}');
     expect(headers['webhook-timestamp']).toBe('1700000000');
   });
 

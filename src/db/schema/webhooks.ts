@@ -26,6 +26,12 @@ export const webhookEndpoints = pgTable(
     apiVersion: text().notNull(),
     /** The signing secret, encrypted with APP_SECRET (src/secrets.ts): shown once, needed to sign. */
     secret: text().notNull(),
+    /**
+     * The secret a rotation replaced, sealed as `secret` is: deliveries are signed with it too until
+     * `previousSecretExpiresAt` (docs/api.md, "Signing"), so receivers can change secrets without a gap.
+     */
+    previousSecret: text(),
+    previousSecretExpiresAt: timestamp({ withTimezone: true }),
     enabled: boolean().notNull().default(true),
     disabledReason: text(),
     /** Start of the current run of failed deliveries; an endpoint failing for 3 days is disabled. */

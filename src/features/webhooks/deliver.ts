@@ -60,6 +60,8 @@ const loadDeliveries = preparedFor((db) =>
       endpointId: webhookEndpoints.id,
       url: webhookEndpoints.url,
       secret: webhookEndpoints.secret,
+      previousSecret: webhookEndpoints.previousSecret,
+      previousSecretExpiresAt: webhookEndpoints.previousSecretExpiresAt,
       apiVersion: webhookEndpoints.apiVersion,
       enabled: webhookEndpoints.enabled,
       disabledReason: webhookEndpoints.disabledReason,
@@ -132,15 +134,15 @@ export function webhookDeliverer(deps: DeliveryDeps): Deliver {
         endpointVersion(delivery.apiVersion),
       ),
     );
-    let secret: string;
+    let secrets: string[];
     try {
-      secret = deps.secrets.open(delivery.secret);
+      secrets = signingSecrets(deps.secrets, delivery, attemptedAt);
     } catch {
       // Sealed under another APP_SECRET: no retry can sign it, so the delivery ends now, visibly, rather
       // than retrying unseen for days. Every process must share one APP_SECRET (docs/operations.md, "Configuration").
       return abandon('the signing secret cannot be read: this process has a different APP_SECRET');
     }
-    const headers = webhookHeaders(secret, deliveryId, attemptedAt, body);
+    const headers = webhookHeaders(secrets, deliveryId, attemptedAt, body);
     const result = await deps.sender.send(delivery.url, headers, body);
     if (result.ok && result.status !== null) {
       await successes.call({ delivery, attemptedAt, result, completedAt: now(deps) });
@@ -148,6 +150,19 @@ export function webhookDeliverer(deps: DeliveryDeps): Deliver {
     }
     return recordFailure(deps, delivery, attemptedAt, result, attempt);
   };
+}
+
+/**
+ * The endpoint's secret, and the one its last rotation replaced while their overlap lasts (docs/api.md,
+ * "Signing"): a receiver that has not switched yet still verifies.
+ */
+function signingSecrets(box: SecretBox, delivery: Delivery, at: Date): string[] {
+  const current = box.open(delivery.secret);
+  const { previousSecret, previousSecretExpiresAt } = delivery;
+  if (previousSecret === null || previousSecretExpiresAt === null || previousSecretExpiresAt <= at) {
+    return [current];
+  }
+  return [current, box.open(previousSecret)];
 }
 
 /**

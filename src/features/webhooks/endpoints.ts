@@ -120,6 +120,56 @@ export async function updateEndpoint(
   return updated;
 }
 
+/** How long the secret a rotation replaces keeps signing beside the new one (docs/api.md, "Signing"). */
+export const rotationOverlapMs = 24 * 3_600_000;
+
+/**
+ * A new signing secret, returned in clear this once. The one it replaces keeps signing beside it for 24
+ * hours, so a receiver can switch without a delivery it cannot verify; rotating again within them ends
+ * the older one at once. The replaced secret is opened and sealed again as the previous one, not copied.
+ */
+export async function rotateSecret(
+  deps: Pick<EndpointDeps, 'db' | 'secrets'>,
+  tenant: Tenant,
+  id: string,
+): Promise<{ endpoint: EndpointRow; secret: string }> {
+  const secret = newSigningSecret();
+  return deps.db.transaction(async (tx) => {
+    const [current] = await tx
+      .select({ secret: webhookEndpoints.secret })
+      .from(webhookEndpoints)
+      .where(and(ownedBy(webhookEndpoints, tenant), eq(webhookEndpoints.id, id)))
+      .for('update');
+    if (!current) throw notFound.webhookEndpoint(id);
+    const at = new Date();
+    const [endpoint] = await tx
+      .update(webhookEndpoints)
+      .set({
+        secret: deps.secrets.seal(secret),
+        ...previousSecret(deps.secrets, current.secret, at),
+        updatedAt: at,
+      })
+      .where(eq(webhookEndpoints.id, id))
+      .returning();
+    if (!endpoint) throw new Error('update returned no row');
+    return { endpoint, secret };
+  });
+}
+
+/** The replaced secret and the end of its overlap; none for a secret this process cannot read (it signs nothing). */
+function previousSecret(box: SecretBox, sealed: string, at: Date) {
+  let plain: string;
+  try {
+    plain = box.open(sealed);
+  } catch {
+    return { previousSecret: null, previousSecretExpiresAt: null };
+  }
+  return {
+    previousSecret: box.seal(plain),
+    previousSecretExpiresAt: new Date(at.getTime() + rotationOverlapMs),
+  };
+}
+
 /** Its deliveries and their attempt logs go with it; its events stay in the event log. */
 export async function deleteEndpoint(db: Db, tenant: Tenant, id: string): Promise<EndpointRow> {
   const [deleted] = await db

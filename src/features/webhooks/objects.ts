@@ -11,7 +11,8 @@ const webhookEndpointPath = (id: string) => `/v1/webhook_endpoints/${id}`;
 
 /**
  * The webhook_endpoint object. Its destination is `endpoint_url`: `url` is the request path on every
- * object (docs/api.md, "Conventions"). The signing secret is shown by the create call only (`secret`).
+ * object (docs/api.md, "Conventions"). The signing secret (`secret`) is shown by the create and
+ * rotate_secret calls only.
  */
 export function webhookEndpointObject(
   endpoint: EndpointRow,

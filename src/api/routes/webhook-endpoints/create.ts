@@ -3,7 +3,7 @@ import { webhookEndpointObject } from '../../../features/webhooks/objects.js';
 import { defineEndpoint } from '../../endpoint.js';
 import { createEndpointInput } from '../../inputs/webhook-endpoints.js';
 
-/** The one answer that carries the signing secret. */
+/** With rotate_secret, the one answer that carries the signing secret. */
 export const createWebhookEndpointEndpoint = defineEndpoint({
   method: 'post',
   path: '/webhook_endpoints',
