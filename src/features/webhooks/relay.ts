@@ -106,17 +106,22 @@ export async function relayEvents(deps: RelayDeps): Promise<RelayReport> {
       const excluding = report.failed.map((failure) => failure.orgId);
       try {
         if (!count(await relayBatch(deps, { excluding }))) break;
-      } catch {
+      } catch (error) {
         // Postgres away fails this read too, and the run with it, as before.
         const organisations = await organisationsAhead(deps.db, excluding);
-        if (organisations.length === 0) break;
+        let moved = false;
         for (const orgId of organisations) {
           try {
-            count(await relayBatch(deps, { excluding, only: orgId }));
-          } catch (error) {
-            report.failed.push({ orgId, error: describeError(error) });
+            const batch = await relayBatch(deps, { excluding, only: orgId });
+            count(batch);
+            moved ||= batch.events > 0;
+          } catch (failure) {
+            report.failed.push({ orgId, error: describeError(failure) });
+            moved = true;
           }
         }
+        // Nothing relayed and nobody to blame: the failure is not one organisation's, so the run fails.
+        if (!moved) throw error;
       }
     }
   } finally {
