@@ -1,3 +1,4 @@
+import { readdir, readFile } from 'node:fs/promises';
 import { eq, sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -5,6 +6,7 @@ import {
   disputes,
   events,
   submissions,
+  webhookAttempts,
   webhookDeliveries,
   webhookEndpoints,
 } from '../../src/db/schema/index.js';
@@ -618,6 +620,52 @@ describe('without WEBHOOK_ALLOW_PRIVATE', () => {
     }
     expect(endpoint.receiver.received).toHaveLength(0);
     sender.close();
+    await endpoint.receiver.close();
+  });
+
+  it('has the failures recorded before with their addresses rewritten by the migration to their class', async () => {
+    const { test_key, org } = await api.createOrg();
+    const endpoint = await receivingEndpoint(api, test_key);
+    const leaked =
+      'DNS lookup 10.1.2.3(family:4, host:hooks.internal) is not allowed. Because, It is private IP address.';
+    const reason =
+      'disabled after 3 days of failed deliveries; last answer: connect ECONNREFUSED 10.1.2.3:443';
+    await api.db.db
+      .update(webhookEndpoints)
+      .set({ enabled: false, disabledReason: reason })
+      .where(eq(webhookEndpoints.id, endpoint.id));
+    const eventId = `evt_leaked${'0'.repeat(14)}`;
+    const deliveryId = `wh_leaked${'0'.repeat(14)}`;
+    await api.db.db
+      .insert(events)
+      .values({ id: eventId, orgId: org, livemode: false, type: 'test', data: {} });
+    await api.db.db.insert(webhookDeliveries).values({
+      id: deliveryId,
+      orgId: org,
+      livemode: false,
+      endpointId: endpoint.id,
+      eventId,
+      status: 'failed',
+      lastError: leaked,
+    });
+    await api.db.db
+      .insert(webhookAttempts)
+      .values({ deliveryId, error: 'connect ECONNREFUSED 10.1.2.3:443', durationMs: 1 });
+    // The migration's own statements, run again on these rows.
+    const file = (await readdir('drizzle')).find((name) => name.endsWith('_webhook_secret_rotation.sql'));
+    const migration = await readFile(`drizzle/${file}`, 'utf8');
+    for (const statement of migration.split('--> statement-breakpoint')) {
+      if (statement.includes('UPDATE')) await api.db.sql.unsafe(statement);
+    }
+    expect(await deliveryRow(api, deliveryId)).toMatchObject({
+      lastError: 'refused: the address is private',
+    });
+    expect(await attemptRows(api, deliveryId)).toEqual([
+      expect.objectContaining({ error: 'connection refused' }),
+    ]);
+    expect((await endpointRow(api, endpoint.id))?.disabledReason).toBe(
+      'disabled after 3 days of failed deliveries; last answer: connection refused',
+    );
     await endpoint.receiver.close();
   });
 
