@@ -37,6 +37,7 @@ describe('loadConfig', () => {
       DOCUMENT_MAX_PAGES: 60,
       MOCK_DISPUTE_SECONDS: 30,
       WEBHOOK_ALLOW_PRIVATE: false,
+      WEBHOOK_ENDPOINTS_MAX: 16,
     });
   });
 
@@ -139,6 +140,7 @@ describe('loadConfig', () => {
     [{ ...base, DOCUMENT_LINK_SECONDS: '10' }, 'DOCUMENT_LINK_SECONDS'],
     [{ ...base, DOCUMENT_MAX_CHARACTERS: '0' }, 'DOCUMENT_MAX_CHARACTERS'],
     [{ ...base, DOCUMENT_MAX_PAGES: 'many' }, 'DOCUMENT_MAX_PAGES'],
+    [{ ...base, WEBHOOK_ENDPOINTS_MAX: '0' }, 'WEBHOOK_ENDPOINTS_MAX'],
   ])('refuses to start half-configured: %j', (env, problem) => {
     expect(() => loadConfig(env)).toThrow(problem);
   });
