@@ -29,7 +29,7 @@ function newSigningSecret(): string {
 }
 
 /**
- * The new endpoint and its secret in clear: the only time the secret leaves the service. Refused past
+ * The new endpoint and its secret in clear: the only time this secret leaves the service. Refused past
  * WEBHOOK_ENDPOINTS_MAX: every event is delivered to each endpoint, so their number is what one event costs.
  */
 export async function createEndpoint(
@@ -121,7 +121,7 @@ export async function updateEndpoint(
 }
 
 /** How long the secret a rotation replaces keeps signing beside the new one (docs/api.md, "Signing"). */
-export const rotationOverlapMs = 24 * 3_600_000;
+const rotationOverlapMs = 24 * 3_600_000;
 
 /**
  * A new signing secret, returned in clear this once. The one it replaces keeps signing beside it for 24
