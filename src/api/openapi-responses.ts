@@ -266,7 +266,7 @@ export const responsePackageSchema = z
   })
   .meta({
     description:
-      'Before `2017-10-30`, `dispute`, `charge` and `account_id` are named `dispute_id`, `external_charge` and `user_id`.',
+      'Before `2017-10-30`, the answer also names `dispute`, `charge` and `account_id` `dispute_id`, `external_charge` and `user_id`, with the same values.',
   });
 
 /** The list object of docs/api.md, "Conventions" around items of one kind. */

@@ -8,7 +8,10 @@ export type ApiVersion = (typeof apiVersions)[number];
 export const latestVersion: ApiVersion = '2021-09-15';
 
 export const gates = {
-  /** Legacy parameter and payload names (customer_name, user_id, external_*, dispute_id) are gone. */
+  /**
+   * Legacy parameter names (customer_name, user_id, external_*) are gone, and so are the payloads' legacy
+   * reference names (dispute_id, external_charge, user_id), which older versions get beside today's.
+   */
   modernNames: '2017-10-30',
   /** Accept rules also run on update and submit; an accepted dispute submits only with force. */
   acceptedNeedsForce: '2020-02-28',
@@ -34,12 +37,16 @@ export interface DisputeReferences {
   account_id: string | null;
 }
 
-/** Before 2017-10-30 the same three are `dispute_id`, `external_charge` and `user_id`. */
+/**
+ * Before 2017-10-30 the same three were `dispute_id`, `external_charge` and `user_id`. Older versions get
+ * both spellings, so that a handler written for either name works (docs/api.md, "Versions").
+ */
 export function referenceNames(version: ApiVersion, references: DisputeReferences) {
   if (isOn(version, 'modernNames')) return references;
   return {
     dispute_id: references.dispute,
     external_charge: references.charge,
     user_id: references.account_id,
+    ...references,
   };
 }

@@ -73,7 +73,7 @@ export interface WebhookSource {
 
 /**
  * The webhook body for an endpoint on `version`: `{id, type, object, livemode, dispute, charge,
- * account_id}`, with the names of before 2017-10-30 (`dispute_id`, `external_charge`, `user_id`) for
+ * account_id}`, plus the names of before 2017-10-30 (`dispute_id`, `external_charge`, `user_id`) for
  * endpoints on older versions. A `test` event carries only the first four.
  */
 export function webhookPayload(source: WebhookSource, version: ApiVersion): Record<string, unknown> {

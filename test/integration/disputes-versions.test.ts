@@ -136,6 +136,28 @@ describe('choosing the version', () => {
   });
 });
 
+describe('the dispute object across versions', () => {
+  it('is the same on 2016-03-05 as on the latest version, without the legacy reference names', async () => {
+    const dispute = await createTestDispute(api, tenant.key, { account: 'acct_same' });
+    const answers = await Promise.all(
+      ['2016-03-05', '2021-09-15'].map((version) =>
+        api.call<Dispute>('GET', `/v1/disputes/${dispute.id}`, {
+          key: tenant.key,
+          headers: versioned(version),
+        }),
+      ),
+    );
+    const [legacy, latest] = answers.map((answer) => {
+      expect(answer.status, answer.text).toBe(200);
+      return answer.body;
+    });
+    expect(legacy).toEqual(latest);
+    expect(latest).toMatchObject({ id: dispute.id, charge: dispute.charge, account_id: null });
+    for (const name of ['dispute_id', 'external_charge', 'user_id', 'dispute'])
+      expect(latest).not.toHaveProperty(name);
+  });
+});
+
 describe('the 2017-10-30 renames on update and submit', () => {
   const legacy = { customer_name: 'Ada Lovelace', customer_email: 'ada@example.com', user_id: 'acct_legacy' };
 

@@ -126,17 +126,23 @@ describe('GET /v1/disputes/:id/response', () => {
     expect(submission?.documentSha256).toBe(createHash('sha256').update(pdf.body).digest('hex'));
   });
 
-  it('names the references as versions before 2017-10-30 did', async () => {
+  it('names the references both as versions before 2017-10-30 did and as today', async () => {
     const dispute = await submitted();
     const response = await getResponse(dispute.id, { 'Service-Version': '2016-03-05' });
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({
+    expect(response.body).toEqual({
+      object: 'response',
       dispute_id: dispute.id,
       external_charge: dispute.charge,
       user_id: null,
+      dispute: dispute.id,
+      charge: dispute.charge,
+      account_id: null,
+      evidence: expect.objectContaining({ order_id: 'A-1001' }),
+      response_url: expect.stringMatching(/\/v1\/documents\/doc_[0-9a-z]{20}\?expires=\d+&signature=/),
+      livemode: false,
+      url: `/v1/disputes/${dispute.id}/response`,
     });
-    expect(response.body).not.toHaveProperty('dispute');
-    expect(response.body).not.toHaveProperty('charge');
   });
 
   it('answers 404 response_not_found before the dispute has been submitted', async () => {
@@ -252,7 +258,14 @@ describe('the response package and its webhook', () => {
     ['2021-09-15', (dispute: Dispute) => ({ dispute: dispute.id, charge: dispute.charge, account_id: null })],
     [
       '2016-03-05',
-      (dispute: Dispute) => ({ dispute_id: dispute.id, external_charge: dispute.charge, user_id: null }),
+      (dispute: Dispute) => ({
+        dispute_id: dispute.id,
+        external_charge: dispute.charge,
+        user_id: null,
+        dispute: dispute.id,
+        charge: dispute.charge,
+        account_id: null,
+      }),
     ],
   ])(
     'sends dispute.response.generated to an endpoint on %s with the evidence and a working response_url',

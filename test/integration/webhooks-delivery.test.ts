@@ -268,7 +268,7 @@ describe('fan-out', () => {
     for (const endpoint of [everything, updatesOnly, live, elsewhere]) await endpoint.receiver.close();
   });
 
-  it('gives an endpoint on 2016-03-05 dispute_id, external_charge and user_id', async () => {
+  it('gives an endpoint on 2016-03-05 dispute_id, external_charge and user_id beside the current names', async () => {
     const { test_key } = await api.createOrg();
     const endpoint = await receivingEndpoint(api, test_key, {
       api_version: '2016-03-05',
@@ -287,6 +287,9 @@ describe('fan-out', () => {
       dispute_id: dispute.id,
       external_charge: dispute.charge,
       user_id: 'acct_7',
+      dispute: dispute.id,
+      charge: dispute.charge,
+      account_id: 'acct_7',
     });
     await endpoint.receiver.close();
   });

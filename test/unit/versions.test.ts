@@ -7,6 +7,7 @@ import {
   isApiVersion,
   isOn,
   latestVersion,
+  referenceNames,
 } from '../../src/domain/versions.js';
 
 /** docs/api.md, "Versions", written from the contract. */
@@ -81,4 +82,26 @@ describe('isApiVersion', () => {
   ])('refuses %j, which is not a listed version', (value) => {
     expect(isApiVersion(value)).toBe(false);
   });
+});
+
+describe('referenceNames', () => {
+  const references = { dispute: 'dp_1', charge: 'ch_1', account_id: 'acct_1' };
+
+  it('gives 2016-03-05 the legacy names and the current ones, so a handler written for either works', () => {
+    expect(referenceNames('2016-03-05', references)).toEqual({
+      dispute_id: 'dp_1',
+      external_charge: 'ch_1',
+      user_id: 'acct_1',
+      dispute: 'dp_1',
+      charge: 'ch_1',
+      account_id: 'acct_1',
+    });
+  });
+
+  it.each(['2017-10-30', '2020-02-28', '2021-09-15'] as const)(
+    'gives %s only the current names',
+    (version) => {
+      expect(referenceNames(version, references)).toEqual(references);
+    },
+  );
 });

@@ -34,7 +34,7 @@ describe('webhookPayload', () => {
     },
   );
 
-  it('carries dispute_id, external_charge and user_id before 2017-10-30', () => {
+  it('carries dispute_id, external_charge and user_id before 2017-10-30, and the current names too', () => {
     expect(webhookPayload(source('dispute.closed'), '2016-03-05')).toEqual({
       id: 'wh_1',
       type: 'dispute.closed',
@@ -43,6 +43,9 @@ describe('webhookPayload', () => {
       dispute_id: 'dp_1',
       external_charge: 'ch_1',
       user_id: 'acct_1',
+      dispute: 'dp_1',
+      charge: 'ch_1',
+      account_id: 'acct_1',
     });
   });
 

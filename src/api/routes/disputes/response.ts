@@ -5,8 +5,8 @@ import { disputeIdParameter } from '../../inputs/params.js';
 
 /**
  * GET /v1/disputes/:id/response: the evidence sent and a signed, expiring `response_url` to its PDF. The
- * references carry the names of the caller's version (`dispute_id`, `external_charge`, `user_id` before
- * 2017-10-30).
+ * references carry the names of the caller's version (`dispute_id`, `external_charge`, `user_id` as well
+ * before 2017-10-30).
  */
 export const disputeResponseEndpoint = defineEndpoint({
   method: 'get',
