@@ -9,8 +9,18 @@ import { z } from 'zod';
 
 const maxText = 10_000;
 
-/** A value as a message quotes it: strings in double quotes, as JSON shows them. */
-export const show = (value: unknown) => JSON.stringify(value) ?? String(value);
+/**
+ * A value as a message quotes it: a string in double quotes as JSON shows it (its first 200 characters), a
+ * number, boolean or null as itself, an array or object by its kind only. Never the whole of a nested value:
+ * one nested thousands deep would overflow the stack while the message is built (a 500 instead of a 400).
+ */
+export function show(value: unknown): string {
+  if (typeof value === 'string')
+    return JSON.stringify(value.length > 200 ? `${value.slice(0, 200)}…` : value);
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object' && value !== null) return 'an object';
+  return String(value);
+}
 
 /**
  * Text that Postgres can store as it was sent: no NUL character (text and jsonb refuse it) and no lone

@@ -9,6 +9,7 @@ import {
   nonNegativeInteger,
   parseTimestamp,
   resourceId,
+  show,
   timestamp,
 } from '../../src/domain/values.js';
 
@@ -271,5 +272,25 @@ describe('resourceId', () => {
     null,
   ])('refuses %j', (value) => {
     expect(resourceId.safeParse(value).success).toBe(false);
+  });
+});
+
+describe('show (a value as a message quotes it)', () => {
+  it.each([
+    ['a string, in double quotes', 'dispute.exploded', '"dispute.exploded"'],
+    ['a long string, cut to 200 characters', 'x'.repeat(300), `"${'x'.repeat(200)}…"`],
+    ['a number', 42, '42'],
+    ['a boolean', true, 'true'],
+    ['null', null, 'null'],
+    ['an object, by its kind', { a: { b: 1 } }, 'an object'],
+    ['an array, by its kind', ['x', 1], 'an array'],
+  ])('shows %s', (_, value, shown) => {
+    expect(show(value)).toBe(shown);
+  });
+
+  it('shows an array nested 100,000 deep without overflowing the stack', () => {
+    let deep: unknown = [];
+    for (let level = 0; level < 100_000; level += 1) deep = [deep];
+    expect(show(deep)).toBe('an array');
   });
 });

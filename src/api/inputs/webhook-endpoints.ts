@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boolean, text } from '../../domain/values.js';
+import { boolean, show, text } from '../../domain/values.js';
 import { type ApiVersion, apiVersions, isApiVersion } from '../../domain/versions.js';
 import { allEvents, eventTypes } from '../../domain/webhooks.js';
 import type { CreateEndpointInput, UpdateEndpointInput } from '../../features/webhooks/inputs.js';
@@ -26,7 +26,7 @@ function webhookUrl(allowHttp: boolean) {
 }
 
 const eventName = z.enum([allEvents, ...eventTypes], {
-  error: (issue) => `'${String(issue.input)}' is not an event type`,
+  error: (issue) => `${show(issue.input)} is not an event type`,
 });
 
 /**
