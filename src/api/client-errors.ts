@@ -2,10 +2,12 @@ import { type Server, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApiError } from '../domain/errors.js';
 import { errorBody } from './middleware/errors.js';
+import { newRequestId } from './middleware/request-log.js';
 
 /**
  * Requests Node refuses before express sees them (headers or URL over its 16 KiB limit, malformed HTTP)
- * would get Node's bare answer with no body; answer them with the JSON error body instead.
+ * would get Node's bare answer with no body; answer them with the JSON error body instead, and a new
+ * `Request-Id` like every answer (docs/api.md, "Conventions"): the request's own headers are unread.
  */
 export function answerClientErrors(server: Server): void {
   server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
@@ -21,6 +23,7 @@ export function answerClientErrors(server: Server): void {
     socket.end(
       `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n` +
         'Content-Type: application/json; charset=utf-8\r\n' +
+        `Request-Id: ${newRequestId()}\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   });

@@ -78,7 +78,18 @@ const keyedErrors: readonly ErrorType[] = [
   'rate_limited',
   'server_error',
 ];
-const keylessErrors: readonly ErrorType[] = ['insecure_connection', 'rate_limited', 'server_error'];
+/**
+ * What any call without a key can meet: plain HTTP, limits, a bug, and what every request can meet before
+ * its route (a path that is not valid percent-encoding, a query nested too deeply: 400; headers over 16 KiB:
+ * 413, src/api/client-errors.ts).
+ */
+const keylessErrors: readonly ErrorType[] = [
+  'insecure_connection',
+  'invalid_request',
+  'request_too_large',
+  'rate_limited',
+  'server_error',
+];
 
 const legacyNames =
   'Before `2017-10-30` the request may also carry the parameters of that version (`Service-Version`).';

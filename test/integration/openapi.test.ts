@@ -329,6 +329,30 @@ describe('the document', () => {
     }
   });
 
+  it('lists what the keyless operations answer: 400 to a malformed id or query, 413 to oversized headers', async () => {
+    const padding = { 'x-padding': 'x'.repeat(20_000) };
+    const deepQuery = `a${'[b]'.repeat(10)}=1`;
+    const cases = [
+      ['/v1/documents/{id}', '/v1/documents/%E0%A4%A?expires=1&signature=x', {}, 400, 'invalid_request'],
+      [
+        '/v1/documents/{id}',
+        `/v1/documents/doc_x?expires=1&signature=x&${deepQuery}`,
+        {},
+        400,
+        'invalid_request',
+      ],
+      ['/v1/documents/{id}', '/v1/documents/doc_x?expires=1&signature=x', padding, 413, 'request_too_large'],
+      ['/v1/openapi.json', '/v1/openapi.json', padding, 413, 'request_too_large'],
+    ] as const;
+    for (const [documented, sent, headers, status, type] of cases) {
+      const response = await api.call('GET', sent, { headers });
+      expect(response.status, `${sent}: ${response.text.slice(0, 300)}`).toBe(status);
+      expect(response.body, sent).toMatchObject({ error: { type } });
+      const listed = document.paths[documented]?.get?.responses[String(status)];
+      expect(listed?.description, `${documented} lists ${status}`).toContain(`\`${type}\``);
+    }
+  });
+
   it('describes the dispute object a retrieve answers', () => {
     const ok = document.paths['/v1/disputes/{id}']?.get?.responses['200']?.content as Json;
     expect(ok).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/Dispute' } } });

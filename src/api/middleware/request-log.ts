@@ -4,6 +4,9 @@ import { type Logger, logContext } from '../../logger.js';
 
 const clientRequestId = /^[A-Za-z0-9_.:-]{1,100}$/;
 
+/** A request id of this service's own making: `req_` and 20 hex digits. */
+export const newRequestId = () => `req_${randomBytes(10).toString('hex')}`;
+
 /** res.locals key: the answer's cause was logged where it was found (readyz logs a change of state once). */
 const reportedKey = 'reportedElsewhere';
 
@@ -35,10 +38,7 @@ function lineOf(status: number): { level: 'info' | 'warn' | 'error'; message: st
 export function requestLog(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const sent = req.headers['request-id'] ?? req.headers['x-request-id'];
-    const id =
-      typeof sent === 'string' && clientRequestId.test(sent)
-        ? sent
-        : `req_${randomBytes(10).toString('hex')}`;
+    const id = typeof sent === 'string' && clientRequestId.test(sent) ? sent : newRequestId();
     const started = process.hrtime.bigint();
     res.setHeader('Request-Id', id);
     res.once('finish', () => {
