@@ -18,6 +18,7 @@ import {
   type ResponseObject,
   resolveSchema,
 } from './endpoint.js';
+import { formEncoding, withJsonTextArrays } from './openapi-forms.js';
 import {
   deletedTemplateSchema,
   deletedWebhookEndpointSchema,
@@ -40,7 +41,8 @@ import { downloadDocumentRoute } from './routes/documents/download.js';
  *
  * The generator reads what a client sends: the input side of a transform (`"42"` or 42 for an integer) and
  * the schema behind a preprocess (the array a JSON-text form value becomes). Refinements have no JSON Schema
- * form; the document's overview says so. The one override is `queryObject` below.
+ * form; the document's overview says so. The overrides are `queryObject` below and the JSON-text
+ * alternative of arrays (api/openapi-forms.ts).
  */
 export const openApiPath = '/v1/openapi.json';
 
@@ -142,11 +144,12 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[], settings: I
     ];
     for (const route of routes) registry.registerPath(routeConfig(route, components));
 
-    return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
       openapi: '3.1.0',
       info: { title: 'Rebuttal API', version: latestVersion, description: overview() },
       security: [{ [apiKeyScheme]: [] }],
     });
+    return withJsonTextArrays(document, components.jsonTextArrays);
   } finally {
     names.forget();
   }
@@ -222,6 +225,8 @@ function registerComponents(registry: OpenAPIRegistry, names: ComponentNames) {
     } satisfies Record<ResponseObject, z.ZodType>,
     /** Request bodies by validator, so that PUT and POST /disputes/:id share one. */
     bodies: new Map<z.ZodType, z.ZodType>(),
+    /** The array parameters of each body component, by its name. */
+    jsonTextArrays: new Map<string, string[]>(),
   };
 }
 
@@ -278,41 +283,29 @@ function queryObject(schema: z.core.$ZodType): z.ZodObject {
 function requestBody(docs: EndpointDocs, body: z.ZodType, components: Components) {
   if (!(body instanceof z.ZodObject))
     throw new Error(`openapi.ts: ${docs.operationId}: a body must be an object`);
-  let schema = components.bodies.get(body);
-  if (!schema) {
-    const id = docs.operationId.replace(/^./, (first) => first.toUpperCase());
-    schema = components.names.name(`${id}Params`, body);
-    components.bodies.set(body, schema);
-  }
   const encoding = Object.fromEntries(
     Object.entries(body.shape).flatMap(([name, value]) => {
       const how = formEncoding(value);
       return how ? [[name, how] as const] : [];
     }),
   );
+  let schema = components.bodies.get(body);
+  if (!schema) {
+    const id = `${docs.operationId.replace(/^./, (first) => first.toUpperCase())}Params`;
+    schema = components.names.name(id, body);
+    components.bodies.set(body, schema);
+    const arrays = Object.entries(encoding).filter(([, how]) => 'contentType' in how);
+    components.jsonTextArrays.set(
+      id,
+      arrays.map(([name]) => name),
+    );
+  }
   return {
     content: {
       'application/x-www-form-urlencoded': { schema, ...(Object.keys(encoding).length > 0 && { encoding }) },
       'application/json': { schema },
     },
   };
-}
-
-/** How a form carries a value: a dictionary as `name[key]=value`, an array as one JSON-text value. */
-function formEncoding(schema: z.core.$ZodType) {
-  const inner = unwrap(schema);
-  if (inner instanceof z.ZodArray) return { contentType: 'application/json' };
-  if (inner instanceof z.ZodRecord) return { style: 'deepObject' as const, explode: true };
-  return undefined;
-}
-
-/** The schema a value is validated by, past optional, nullable, default and preprocessing. */
-function unwrap(schema: z.core.$ZodType): z.core.$ZodType {
-  if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable || schema instanceof z.ZodDefault)
-    return unwrap(schema.unwrap());
-  if (schema instanceof z.ZodPipe)
-    return unwrap(schema.in instanceof z.ZodTransform ? schema.out : schema.in);
-  return schema;
 }
 
 function successResponses(
@@ -362,7 +355,7 @@ function overview(): string {
     .join('\n');
   return [
     'Rebuttal fights payment chargebacks. This document is generated from the validators the API itself uses; docs/api.md in the repository is the contract in prose.',
-    'HTTPS only. Authenticate with HTTP Basic, the API key as user name (no password needed; one sent is ignored). Every answer is JSON with `object`, `livemode` and `url` (the request path). Bodies are JSON or form-encoded (at most 1 MiB; in a form a dictionary is `fields[key]=value`, an array one JSON-text value, a boolean `true` or `false`); query-string parameters also count on POST and PUT, the body winning a clash; unknown parameters are ignored. Request timestamps are ISO 8601 (no zone means UTC) or Unix seconds; amounts are integers in minor units.',
+    'HTTPS only. Authenticate with HTTP Basic, the API key as user name (no password needed; one sent is ignored). Every answer is JSON with `object`, `livemode` and `url` (the request path). Bodies are JSON or form-encoded (at most 1 MiB; in a form a dictionary is `fields[key]=value`, an array one JSON-text value (which a JSON body may send too), a boolean `true` or `false`); query-string parameters also count on POST and PUT, the body winning a clash; unknown parameters are ignored. Request timestamps are ISO 8601 (no zone means UTC) or Unix seconds; amounts are integers in minor units.',
     `Versions: ${apiVersions.map((version) => `\`${version}\``).join(', ')}; this document describes the latest. Send \`Service-Version\` to pick one per request.`,
     "Rules the schemas cannot state (URL schemes, non-negative amounts, real calendar dates, one cursor at most, …) are checked by the API and answer `invalid_request` or the parameter's own error type.",
     `Error types and their statuses (\`template_not_found\` is 404 on the templates endpoints):\n\n| type | status |\n|---|---|\n${catalogue}`,

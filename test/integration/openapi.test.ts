@@ -299,6 +299,38 @@ describe('the document', () => {
     });
   });
 
+  it('lets every array a form sends as JSON text be JSON text in a JSON body too, as the API takes it', async () => {
+    const arrays = operations().flatMap(({ route, operation }) => {
+      const form = operation.requestBody?.content['application/x-www-form-urlencoded'] as
+        | { schema: Json; encoding?: Record<string, { contentType?: string }> }
+        | undefined;
+      const schema = (form && resolve(String(form.schema.$ref))) as { properties: Record<string, Json> };
+      return Object.entries(form?.encoding ?? {})
+        .filter(([, how]) => how.contentType === 'application/json')
+        .map(([name]) => ({ route, name, property: schema.properties[name] }));
+    });
+    expect(arrays.map(({ route, name }) => `${route} ${name}`)).toEqual(
+      expect.arrayContaining(['put /v1/disputes/{id} products', 'post /v1/webhook_endpoints events']),
+    );
+    for (const { route, name, property } of arrays) {
+      const [array, text] = (property?.anyOf ?? []) as Json[];
+      expect([array?.type].flat(), `${route} ${name}`).toContain('array');
+      expect(text, `${route} ${name}`).toMatchObject({
+        type: 'string',
+        contentMediaType: 'application/json',
+      });
+    }
+
+    const dispute = await api.call<{ id: string }>('POST', '/v1/test/disputes', { key, json: {} });
+    const products = [{ name: 'Blue widget', quantity: 1, amount: 4999 }];
+    const response = await api.call('PUT', `/v1/disputes/${dispute.body.id}`, {
+      key,
+      json: { products: JSON.stringify(products) },
+    });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.products).toEqual(products);
+  });
+
   it("lists a template's id and a dispute's reason as required, with their types", () => {
     const template = bodySchema('/v1/templates', 'post');
     expect(template.required).toContain('id');

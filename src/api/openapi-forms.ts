@@ -1,0 +1,58 @@
+import type { OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+
+/**
+ * How the values of request bodies travel, for the OpenAPI document (api/openapi.ts): in a form, a
+ * dictionary as `name[key]=value` and an array as one JSON-text value; in JSON, an array as itself or as that
+ * same text.
+ */
+
+type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
+
+/**
+ * An array parameter may be its JSON text in a JSON body too, as in a form: the API has always taken it so,
+ * and clients of the original interface send it (docs/api.md, "Conventions"). The generator shows only the
+ * array behind the preprocess, so the text alternative is added to each body component here.
+ */
+export function withJsonTextArrays<D extends OpenApiDocument>(
+  document: D,
+  arrays: ReadonlyMap<string, string[]>,
+) {
+  for (const [name, properties] of arrays) {
+    const schema = document.components?.schemas?.[name];
+    if (!schema || '$ref' in schema || !schema.properties) continue;
+    for (const property of properties) {
+      const array = schema.properties[property];
+      if (!array || '$ref' in array) continue;
+      const { default: fallback, ...alternative } = array;
+      schema.properties[property] = {
+        anyOf: [alternative, jsonText],
+        ...(fallback !== undefined && { default: fallback }),
+      };
+    }
+  }
+  return document;
+}
+
+const jsonText = {
+  type: 'string',
+  contentMediaType: 'application/json',
+  description: 'The array as one JSON-text value.',
+} as const;
+
+/** How a form carries a value: a dictionary as `name[key]=value`, an array as one JSON-text value. */
+export function formEncoding(schema: z.core.$ZodType) {
+  const inner = unwrap(schema);
+  if (inner instanceof z.ZodArray) return { contentType: 'application/json' };
+  if (inner instanceof z.ZodRecord) return { style: 'deepObject' as const, explode: true };
+  return undefined;
+}
+
+/** The schema a value is validated by, past optional, nullable, default and preprocessing. */
+function unwrap(schema: z.core.$ZodType): z.core.$ZodType {
+  if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable || schema instanceof z.ZodDefault)
+    return unwrap(schema.unwrap());
+  if (schema instanceof z.ZodPipe)
+    return unwrap(schema.in instanceof z.ZodTransform ? schema.out : schema.in);
+  return schema;
+}
