@@ -1,5 +1,7 @@
 import {
+  type Agent,
   createServer as createHttpServer,
+  type IncomingHttpHeaders,
   request as plainRequest,
   type RequestListener,
   type Server,
@@ -139,13 +141,21 @@ export interface RawRequest {
   headers?: Record<string, string>;
   /** Sent as one piece with its Content-Length, or piece by piece with chunked transfer encoding. */
   body?: Buffer | Buffer[];
+  agent?: Agent;
+}
+
+/** An answer as it came: status, headers and body text. */
+export interface RawAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
 }
 
 /**
- * A request without the harness's conveniences (no Content-Length when the body is in chunks), answering
- * like `api.call`: it rejects when the answer is not JSON.
+ * A request without the harness's conveniences (no Content-Length when the body is in chunks, headers as
+ * given, certificates not checked), answering whatever came back.
  */
-export function rawCall(options: RawRequest): Promise<ApiResponse> {
+export function rawExchange(options: RawRequest): Promise<RawAnswer> {
   const headers: Record<string, string> = { ...options.headers };
   if (Buffer.isBuffer(options.body)) headers['content-length'] = String(options.body.length);
   if (Array.isArray(options.body)) headers['transfer-encoding'] = 'chunked';
@@ -157,21 +167,19 @@ export function rawCall(options: RawRequest): Promise<ApiResponse> {
         method: options.method,
         path: options.path,
         headers,
+        ...(options.agent && { agent: options.agent }),
         ...(options.secure && { rejectUnauthorized: false }),
       },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          try {
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text), text });
-          } catch {
-            reject(
-              new Error(`${options.method} ${options.path} answered ${res.statusCode}, not JSON: ${text}`),
-            );
-          }
-        });
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
       },
     );
     // The server may answer (413, 400) and close before it has read everything: that is not our failure.
@@ -182,6 +190,16 @@ export function rawCall(options: RawRequest): Promise<ApiResponse> {
     if (Array.isArray(options.body)) for (const chunk of options.body) req.write(chunk);
     req.end();
   });
+}
+
+/** `rawExchange`, answering like `api.call`: it rejects when the answer is not JSON. */
+export async function rawCall(options: RawRequest): Promise<ApiResponse> {
+  const answer = await rawExchange(options);
+  try {
+    return { ...answer, body: JSON.parse(answer.text) };
+  } catch {
+    throw new Error(`${options.method} ${options.path} answered ${answer.status}, not JSON: ${answer.text}`);
+  }
 }
 
 export const basicAuth = (key: string) => `Basic ${Buffer.from(`${key}:`).toString('base64')}`;

@@ -1,4 +1,3 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import { request } from 'node:https';
 import { eq, sql } from 'drizzle-orm';
 import express from 'express';
@@ -23,7 +22,7 @@ import { connectRedis } from '../../src/redis.js';
 import { capturingLogger } from '../helpers/adapter-contract.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { createTestDispute, newTenant, submittableDispute } from '../helpers/disputes.js';
-import { type ListeningServer, serve } from '../helpers/security.js';
+import { type ListeningServer, type RawAnswer, rawExchange, serve } from '../helpers/security.js';
 import { receivingEndpoint } from '../helpers/webhooks.js';
 
 /**
@@ -66,35 +65,12 @@ async function serveWith(metrics: ServiceMetrics | undefined): Promise<Listening
   return running;
 }
 
-interface Answer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  text: string;
-}
-
 /** A request to `port` over TLS; `credentials` as HTTP Basic (`user:password`, or an API key and `:`). */
-function call(port: number, method: string, path: string, credentials?: string): Promise<Answer> {
+function call(port: number, method: string, path: string, credentials?: string): Promise<RawAnswer> {
   const headers: Record<string, string> = credentials
     ? { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` }
     : {};
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port, method, path, headers, rejectUnauthorized: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            text: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
+  return rawExchange({ secure: true, port, method, path, headers });
 }
 
 /** The lines of a scrape with the right credentials (comments and blank lines dropped). */

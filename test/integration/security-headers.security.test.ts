@@ -1,9 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { request } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { newTenant, submittableDispute } from '../helpers/disputes.js';
-import { expectApiError } from '../helpers/security.js';
+import { expectApiError, rawExchange } from '../helpers/security.js';
 
 /**
  * Security headers (src/api/middleware/security-headers.ts) on every answer: the API's, its errors', and
@@ -34,22 +33,7 @@ function expectHardened(headers: IncomingHttpHeaders, policy = apiPolicy): void 
 
 /** A GET over HTTPS whose body need not be JSON (the board's page and scripts). */
 function get(path: string, headers: Record<string, string> = {}) {
-  const port = Number(new URL(api.origin).port);
-  return new Promise<{ status: number; headers: IncomingHttpHeaders; text: string }>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, headers, rejectUnauthorized: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          text: Buffer.concat(chunks).toString('utf8'),
-        }),
-      );
-    });
-    req.on('error', reject);
-    req.end();
-  });
+  return rawExchange({ secure: true, port: Number(new URL(api.origin).port), method: 'GET', path, headers });
 }
 
 describe('security headers', () => {
