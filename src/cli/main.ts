@@ -16,6 +16,7 @@ import { registerOrgSettingsCommand } from './org-settings.js';
 import { registerPrivacyCommands } from './privacy.js';
 import { registerRuleCommands } from './rules.js';
 import { registerTemplateCommands } from './templates.js';
+import { isoOrNull, when } from './values.js';
 import { registerWebhookCommands } from './webhooks.js';
 
 /**
@@ -69,17 +70,22 @@ program
   .command('key')
   .description('API keys')
   .command('rotate')
-  .description('replace the key of one mode; the old key stops working at once')
+  .description('replace the key of one mode; the old key stops working at once, or after --grace-hours')
   .requiredOption('--org <id>', 'organisation id')
   .addOption(modeOption())
+  .option('--grace-hours <hours>', 'how long the old key keeps working beside the new one (0-720)', '0')
   .option('--json', 'print JSON')
-  .action(async (options: { org: string; mode: 'test' | 'live'; json?: boolean }) => {
-    const key = await withDatabase((db) => rotateApiKey(db, { org: options.org, mode: options.mode }));
-    if (!key) throw new Error(`no organisation ${options.org}`);
+  .action(async (options: { org: string; mode: 'test' | 'live'; graceHours: string; json?: boolean }) => {
+    const { org, mode, graceHours } = options;
+    const rotated = await withDatabase((db) => rotateApiKey(db, { org, mode, graceHours }));
+    if (!rotated) throw new Error(`no organisation ${org}`);
+    const until = rotated.previousUntil;
     print(
       Boolean(options.json),
-      { org: options.org, mode: options.mode, [`${options.mode}_key`]: key },
-      `new ${options.mode} key for ${options.org}: ${key}\nThe old key no longer works; the new one is shown only now.`,
+      { org, mode, [`${mode}_key`]: rotated.key, previous_key_expires: isoOrNull(until) },
+      `new ${mode} key for ${org}: ${rotated.key}\n${
+        until ? `The old key keeps working until ${when(until)}.` : 'The old key no longer works;'
+      } the new one is shown only now.`,
     );
   });
 

@@ -9,7 +9,7 @@ import { reasons } from './vocabulary.js';
  */
 
 /** Whole hours, as numbers or as the text a command line gives. */
-function wholeHours(what: string, min: number, max: number, orDefault = false) {
+export function wholeHours(what: string, min: number, max: number, orDefault = false) {
   const message = (issue: { input?: unknown }) =>
     `${what} must be a whole number of hours from ${min} to ${max}${orDefault ? ', or "default"' : ''}, not ${show(issue.input)}`;
   return z.preprocess(

@@ -56,7 +56,12 @@ describe('npm run cli -- key rotate', () => {
     );
     expect(code).toBe(0);
     const rotated = JSON.parse(stdout) as Record<string, string>;
-    expect(rotated).toEqual({ org: created.org, mode: 'test', test_key: expect.stringMatching(/^test_/) });
+    expect(rotated).toEqual({
+      org: created.org,
+      mode: 'test',
+      test_key: expect.stringMatching(/^test_/),
+      previous_key_expires: null,
+    });
 
     // The notification travels from the CLI process through Postgres to the API's listener.
     await expect

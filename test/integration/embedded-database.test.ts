@@ -304,7 +304,7 @@ describe('organisations and API keys', () => {
       const heard: string[] = [];
       const stop = await database.listen(authInvalidationChannel, (payload) => heard.push(payload));
       try {
-        const fresh = await rotateApiKey(db, { org: organisation.org, mode: 'test' });
+        const fresh = (await rotateApiKey(db, { org: organisation.org, mode: 'test' }))?.key;
         expect(fresh).toMatch(/^test_/);
         // This process drops the old key when the rotation commits...
         expect(await keys.resolve(organisation.testKey)).toBeNull();

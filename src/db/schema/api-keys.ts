@@ -14,6 +14,7 @@ export const apiKeys = pgTable(
     hash: text().notNull(),
     lastFour: text().notNull(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    /** When the key stops working: set on rotation, to then or to the end of its grace (may be ahead). */
     revokedAt: timestamp({ withTimezone: true }),
   },
   (table) => [

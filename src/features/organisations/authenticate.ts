@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import { apiKeys, organisations } from '../../db/schema/index.js';
@@ -22,10 +22,17 @@ const lookupKey = preparedFor((db) =>
       livemode: apiKeys.livemode,
       apiVersion: organisations.apiVersion,
       queueLeadMinutes: organisations.queueLeadMinutes,
+      revokedAt: apiKeys.revokedAt,
     })
     .from(apiKeys)
     .innerJoin(organisations, eq(organisations.id, apiKeys.orgId))
-    .where(and(eq(apiKeys.hash, sql.placeholder('hash')), isNull(apiKeys.revokedAt)))
+    .where(
+      and(
+        eq(apiKeys.hash, sql.placeholder('hash')),
+        // A key replaced with grace works until its revoked_at (features/organisations/organisations.ts).
+        or(isNull(apiKeys.revokedAt), gt(apiKeys.revokedAt, sql`now()`)),
+      ),
+    )
     .prepare('lookup_api_key'),
 );
 
@@ -53,9 +60,15 @@ export class KeyResolver {
     private readonly ttlMs: number,
   ) {}
 
+  /**
+   * Every (re)start of listening also empties the cache: a rotation committed while the connection was
+   * down sent its notification to nobody, and its key may be cached here.
+   */
   async listen(): Promise<void> {
-    this.unlisten = await this.database.listen(authInvalidationChannel, (payload) =>
-      this.invalidate(payload),
+    this.unlisten = await this.database.listen(
+      authInvalidationChannel,
+      (payload) => this.invalidate(payload),
+      () => this.cache.clear(),
     );
     localResolvers.add(this);
   }
@@ -98,7 +111,12 @@ export class KeyResolver {
     };
     if (this.ttlMs > 0) {
       if (this.cache.size >= maxCachedKeys) this.cache.clear();
-      this.cache.set(hash, { principal, hash, expiresAt: Date.now() + this.ttlMs });
+      // A key in its grace is cached no longer than it works: no notification comes when the grace ends.
+      const expiresAt = Math.min(
+        Date.now() + this.ttlMs,
+        row.revokedAt?.getTime() ?? Number.POSITIVE_INFINITY,
+      );
+      this.cache.set(hash, { principal, hash, expiresAt });
     }
     return principal;
   }

@@ -1,7 +1,7 @@
-import { and, arrayContains, eq, isNull, sql } from 'drizzle-orm';
+import { and, arrayContains, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { apiKeys, organisations } from '../../db/schema/index.js';
-import { parseSettingsChange, type SettingsChange } from '../../domain/organisation-settings.js';
+import { parseSettingsChange, type SettingsChange, wholeHours } from '../../domain/organisation-settings.js';
 import { show } from '../../domain/values.js';
 import { latestVersion } from '../../domain/versions.js';
 import { newId } from '../../ids.js';
@@ -35,40 +35,61 @@ export async function createOrganisation(db: Db, input: { name: string }): Promi
   return { org, name: input.name, test_key: testKey, live_key: liveKey };
 }
 
+/** How long a replaced key keeps working beside the new one (`key rotate --grace-hours`): up to 30 days. */
+const graceHours = wholeHours('grace', 0, 720);
+
+export interface RotatedKey {
+  key: string;
+  /** When the replaced key stops working; null when it stopped at once (no grace). */
+  previousUntil: Date | null;
+}
+
 /**
- * Replaces the organisation's key for one mode. The old key stops working at once: this process and
- * every other one listening on the invalidation channel drop it from their caches when this commits.
+ * Replaces the organisation's key for one mode. Without grace the old key stops working at once: this
+ * process and every other one listening on the invalidation channel drop it from their caches when this
+ * commits. With `graceHours` it keeps working that long (its `revoked_at` is then in the future), so that
+ * clients can move to the new key without an outage. A key still in its grace from an earlier rotation
+ * stops no later than the one replaced now: a rotation without grace stops every old key at once.
  */
-export async function rotateApiKey(db: Db, input: { org: string; mode: Mode }): Promise<string | null> {
+export async function rotateApiKey(
+  db: Db,
+  input: { org: string; mode: Mode; graceHours?: number | string },
+): Promise<RotatedKey | null> {
+  const parsedGrace = graceHours.safeParse(input.graceHours ?? 0);
+  if (!parsedGrace.success) throw new Error(parsedGrace.error.issues[0]?.message ?? 'invalid grace');
+  const grace = parsedGrace.data;
   const key = generateApiKey(input.mode);
-  const revoked = await db.transaction(async (tx) => {
+  const replaced = await db.transaction(async (tx) => {
     const [organisation] = await tx
       .select({ id: organisations.id })
       .from(organisations)
       .where(eq(organisations.id, input.org))
       .for('update');
     if (!organisation) return null;
+    const until = sql`now() + make_interval(hours => ${grace}::int)`;
     const rows = await tx
       .update(apiKeys)
-      .set({ revokedAt: new Date() })
+      .set({ revokedAt: sql`least(coalesce(${apiKeys.revokedAt}, 'infinity'::timestamptz), ${until})` })
       .where(
         and(
           eq(apiKeys.orgId, input.org),
           eq(apiKeys.livemode, input.mode === 'live'),
-          isNull(apiKeys.revokedAt),
+          or(isNull(apiKeys.revokedAt), gt(apiKeys.revokedAt, sql`now()`)),
         ),
       )
-      .returning({ hash: apiKeys.hash });
+      .returning({ hash: apiKeys.hash, revokedAt: apiKeys.revokedAt });
     await tx.insert(apiKeys).values(keyRow(input.org, input.mode, key));
-    // Delivered to every listening process when the transaction commits, not before.
+    // Delivered to every listening process when the transaction commits, not before. Keys in grace are
+    // dropped too: caches read them again with the moment they stop (features/organisations/authenticate.ts).
     for (const { hash } of rows) {
       await tx.execute(sql`select pg_notify(${authInvalidationChannel}, ${keyInvalidation(hash)})`);
     }
     return rows;
   });
-  if (revoked === null) return null;
-  for (const { hash } of revoked) invalidateLocally(keyInvalidation(hash));
-  return key;
+  if (replaced === null) return null;
+  for (const { hash } of replaced) invalidateLocally(keyInvalidation(hash));
+  const ends = replaced.flatMap(({ revokedAt }) => (revokedAt ? [revokedAt.getTime()] : []));
+  return { key, previousUntil: grace > 0 && ends.length > 0 ? new Date(Math.max(...ends)) : null };
 }
 
 export async function listOrganisations(db: Db) {
