@@ -65,18 +65,30 @@ export function queuePorts(deps: {
 export async function loadSecrets(
   config: Pick<
     Config,
-    'APP_SECRET' | 'DATA_DIR' | 'DATABASE_URL' | 'PUBLIC_URL' | 'PORT' | 'DOCUMENT_LINK_SECONDS'
+    | 'APP_SECRET'
+    | 'APP_SECRET_PREVIOUS'
+    | 'DATA_DIR'
+    | 'DATABASE_URL'
+    | 'PUBLIC_URL'
+    | 'PORT'
+    | 'DOCUMENT_LINK_SECONDS'
   >,
 ): Promise<{ secrets: SecretBox; links: DocumentLinks }> {
   return secretsFor(await loadAppSecret(config), config);
 }
 
-/** What APP_SECRET keys: the box sealing stored secrets, and the signer of document links. */
+/**
+ * What APP_SECRET keys: the box sealing stored secrets (which also opens what APP_SECRET_PREVIOUS sealed),
+ * and the signer of document links.
+ */
 export function secretsFor(
   appSecret: string,
-  config: Pick<Config, 'PUBLIC_URL' | 'PORT' | 'DOCUMENT_LINK_SECONDS'>,
+  config: Pick<Config, 'APP_SECRET_PREVIOUS' | 'PUBLIC_URL' | 'PORT' | 'DOCUMENT_LINK_SECONDS'>,
 ): { secrets: SecretBox; links: DocumentLinks } {
-  return { secrets: new SecretBox(appSecret), links: linksFor(appSecret, config) };
+  return {
+    secrets: new SecretBox(appSecret, config.APP_SECRET_PREVIOUS),
+    links: linksFor(appSecret, config),
+  };
 }
 
 /** What the API serves from beyond the process's infrastructure, and the request-path Redis under it. */

@@ -101,6 +101,8 @@ const settings = z.object({
   KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   /** Encrypts processor credentials and webhook secrets at rest; generated under DATA_DIR when unset. */
   APP_SECRET: z.string().min(32, 'APP_SECRET must be at least 32 characters').optional(),
+  /** The APP_SECRET being replaced: what it sealed still opens; nothing new is sealed under it. */
+  APP_SECRET_PREVIOUS: z.string().min(32, 'APP_SECRET_PREVIOUS must be at least 32 characters').optional(),
   /**
    * Operator credentials for Bull Board (/admin/queues) and /metrics. With the embedded database a password
    * is generated under DATA_DIR when unset (src/operators.ts); with DATABASE_URL both are off unless set.

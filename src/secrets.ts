@@ -4,20 +4,48 @@ import { join } from 'node:path';
 import type { Config } from './config.js';
 import { createWhole } from './files.js';
 
+/** Where a sealed value is stored. It opens there and nowhere else: a value copied to another row does not. */
+export interface SealedAt {
+  table: string;
+  column: string;
+  /** The row's id. */
+  row: string;
+}
+
+/** AES-GCM's full tag: a shorter one (GCM allows 4 bytes) would make forging a sealed value cheap. */
+const tagBytes = 16;
+const ivBytes = 12;
+
+interface Parsed {
+  /** `v1`: sealed before values were bound to their place; opened as before until `secrets reseal`. */
+  version: 'v1' | 'v2';
+  iv: Buffer;
+  tag: Buffer;
+  body: Buffer;
+}
+
 /**
- * Secrets this service must read back (processor credentials, webhook signing secrets) are stored
- * sealed with AES-256-GCM under a key derived from APP_SECRET; secrets it only compares (API keys) are
- * hashed instead (features/organisations/api-keys.ts). Personal data it must recognise but never read back is held
- * as keyed hashes (`keyedHash`).
+ * Secrets this service must read back (processor credentials, webhook signing secrets, personal-data
+ * requests' addresses, subjects and exports) are stored sealed with AES-256-GCM under a key derived from
+ * APP_SECRET, each bound to its table, column and row as associated data; secrets it only compares (API
+ * keys) are hashed instead (features/organisations/api-keys.ts). Personal data it must recognise but never
+ * read back is held as keyed hashes (`keyedHash`).
+ *
+ * APP_SECRET can be replaced without losing what it sealed (docs/operations.md "Commands"): with the old
+ * value as APP_SECRET_PREVIOUS, values sealed under either open, new ones are sealed under the current one,
+ * and `secrets reseal` seals the old ones again under it.
  */
 export class SecretBox {
   readonly #appSecret: string;
-  readonly #key: Buffer;
+  /** The current key first: it alone seals. */
+  readonly #keys: Buffer[];
   readonly #hashKeys = new Map<string, Buffer>();
 
-  constructor(appSecret: string) {
+  constructor(appSecret: string, previousSecret?: string) {
     this.#appSecret = appSecret;
-    this.#key = Buffer.from(hkdfSync('sha256', appSecret, 'rebuttal', 'secret-box v1', 32));
+    this.#keys = [appSecret, ...(previousSecret === undefined ? [] : [previousSecret])].map((secret) =>
+      Buffer.from(hkdfSync('sha256', secret, 'rebuttal', 'secret-box v1', 32)),
+    );
   }
 
   /**
@@ -34,24 +62,71 @@ export class SecretBox {
     return createHmac('sha256', key).update(value, 'utf8').digest('hex');
   }
 
-  seal(plain: string): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
+  seal(plain: string, at: SealedAt): string {
+    const iv = randomBytes(ivBytes);
+    const cipher = createCipheriv('aes-256-gcm', this.#current, iv, { authTagLength: tagBytes });
+    cipher.setAAD(associatedData(at));
     const sealed = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
     const parts = [iv, cipher.getAuthTag(), sealed].map((part) => part.toString('base64url'));
-    return ['v1', ...parts].join('.');
+    return ['v2', ...parts].join('.');
   }
 
-  open(sealed: string): string {
-    const [version, iv, tag, body] = sealed.split('.');
-    if (version !== 'v1' || !iv || !tag || body === undefined) throw new Error('not a sealed secret');
-    const decipher = createDecipheriv('aes-256-gcm', this.#key, Buffer.from(iv, 'base64url'));
-    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-    return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString(
-      'utf8',
-    );
+  /** The value sealed for `at`, under the current or the previous APP_SECRET; throws otherwise. */
+  open(sealed: string, at: SealedAt): string {
+    const parsed = parse(sealed);
+    for (const key of this.#keys) {
+      const plain = decrypt(parsed, key, at);
+      if (plain !== null) return plain;
+    }
+    throw new Error('the sealed value does not open with this APP_SECRET (or APP_SECRET_PREVIOUS) here');
+  }
+
+  /**
+   * The value sealed again in the current format under the current APP_SECRET, or null when it already is
+   * (so resealing twice changes nothing). Throws when it does not open.
+   */
+  reseal(sealed: string, at: SealedAt): string | null {
+    const parsed = parse(sealed);
+    if (parsed.version === 'v2' && decrypt(parsed, this.#current, at) !== null) return null;
+    return this.seal(this.open(sealed, at), at);
+  }
+
+  get #current(): Buffer {
+    return this.#keys[0] as Buffer;
   }
 }
+
+function parse(sealed: string): Parsed {
+  const [version, iv, tag, body, extra] = sealed.split('.');
+  if ((version !== 'v1' && version !== 'v2') || !iv || !tag || body === undefined || extra !== undefined) {
+    throw new Error('not a sealed secret');
+  }
+  const parsed = {
+    version,
+    iv: Buffer.from(iv, 'base64url'),
+    tag: Buffer.from(tag, 'base64url'),
+    body: Buffer.from(body, 'base64url'),
+  } as const;
+  if (parsed.iv.length !== ivBytes || parsed.tag.length !== tagBytes) {
+    throw new Error(`not a sealed secret: its tag must be ${tagBytes} bytes and its IV ${ivBytes}`);
+  }
+  return parsed;
+}
+
+/** The plain text, or null when the key or the place is not the one it was sealed with (or it was altered). */
+function decrypt(parsed: Parsed, key: Buffer, at: SealedAt): string | null {
+  const decipher = createDecipheriv('aes-256-gcm', key, parsed.iv, { authTagLength: tagBytes });
+  decipher.setAuthTag(parsed.tag);
+  if (parsed.version === 'v2') decipher.setAAD(associatedData(at));
+  try {
+    return Buffer.concat([decipher.update(parsed.body), decipher.final()]).toString('utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** Unambiguous whatever the names hold: JSON of the three. */
+const associatedData = (at: SealedAt) => Buffer.from(JSON.stringify([at.table, at.column, at.row]), 'utf8');
 
 /**
  * APP_SECRET, or with the embedded database (one process on one machine) one generated once under

@@ -15,6 +15,7 @@ import { modeOption } from './options.js';
 import { registerOrgSettingsCommand } from './org-settings.js';
 import { registerPrivacyCommands } from './privacy.js';
 import { registerRuleCommands } from './rules.js';
+import { registerSecretCommands } from './secrets.js';
 import { registerTemplateCommands } from './templates.js';
 import { isoOrNull, when } from './values.js';
 import { registerWebhookCommands } from './webhooks.js';
@@ -97,6 +98,7 @@ registerPrivacyCommands(program, { withDatabase, print });
 registerDisputeCommands(program, { withDatabase, print });
 registerTemplateCommands(program, { withDatabase, print });
 registerWebhookCommands(program, { withDatabase, print });
+registerSecretCommands(program, { withDatabase, print });
 
 try {
   await program.parseAsync(process.argv);

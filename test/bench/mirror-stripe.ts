@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { connectDatabase } from '../../src/db/client.js';
@@ -6,6 +7,7 @@ import { runMigrations } from '../../src/db/migrate.js';
 import { connectedAccounts, disputes, events } from '../../src/db/schema/index.js';
 import { pollAccount } from '../../src/features/mirroring/poll.js';
 import { createOrganisation } from '../../src/features/organisations/organisations.js';
+import { sealedAt } from '../../src/features/secrets/sealed-columns.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
 import type { NormalizedDispute, ProcessorConnection } from '../../src/processors/types.js';
 import { SecretBox } from '../../src/secrets.js';
@@ -85,14 +87,16 @@ await runBench(async () => {
   const deps = { db, adapters, secrets };
   const org = async (name: string) => (await createOrganisation(db, { name })).org;
   const [ours, rawOrg] = [await org('Mirror'), await org('Raw JSON')];
+  const uid = randomUUID();
   const [account] = await db
     .insert(connectedAccounts)
     .values({
+      uid,
       orgId: ours,
       livemode: false,
       id: 'default',
       processor: 'stripe',
-      credentials: secrets.seal(JSON.stringify(stripeFakeCredentials)),
+      credentials: secrets.seal(JSON.stringify(stripeFakeCredentials), sealedAt('accountCredentials', uid)),
       baseUrl: stripeUrl,
     })
     .returning();

@@ -10,6 +10,7 @@ import {
   updateAccount,
 } from '../../src/features/accounts/connected-accounts.js';
 import { createOrganisation } from '../../src/features/organisations/organisations.js';
+import { sealedAt } from '../../src/features/secrets/sealed-columns.js';
 import { createQueueAccountScheduler } from '../../src/jobs/account-scheduler.js';
 import { openQueues, type Queues } from '../../src/jobs/catalog.js';
 import { syncSchedules } from '../../src/jobs/schedules.js';
@@ -113,7 +114,9 @@ describe('connecting', () => {
       access: 'read_only',
     });
     expect(account.credentials).not.toContain('sk_test_123');
-    expect(secrets.open(account.credentials ?? '')).toBe(credentials);
+    expect(secrets.open(account.credentials ?? '', sealedAt('accountCredentials', account.uid))).toBe(
+      credentials,
+    );
     const listed = (await listAccounts(database.db, { org, mode: 'test' })).map(describeAccount);
     expect(listed.find((row) => row.account === 'sealed')).toEqual({
       org,

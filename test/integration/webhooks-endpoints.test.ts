@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
 import { events, organisations, webhookDeliveries, webhookEndpoints } from '../../src/db/schema/index.js';
+import { sealedAt } from '../../src/features/secrets/sealed-columns.js';
 import { createLogger } from '../../src/logger.js';
 import { type CallOptions, startTestApi, type TestApi } from '../helpers/api.js';
 import {
@@ -115,7 +116,9 @@ describe('POST /v1/webhook_endpoints', () => {
     const created = await createEndpoint(test_key);
     const [row] = await api.db.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, created.id));
     expect(row?.secret).not.toContain(created.secret.slice(6));
-    expect(api.engine.secrets.open(row?.secret ?? '')).toBe(created.secret);
+    expect(api.engine.secrets.open(row?.secret ?? '', sealedAt('webhookSecret', created.id))).toBe(
+      created.secret,
+    );
   });
 
   const badCreates: [string, CallOptions, string][] = [
@@ -288,8 +291,10 @@ describe('POST /v1/webhook_endpoints/:id/rotate_secret', () => {
     const [row] = await api.db.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, created.id));
     expect(row?.secret).not.toContain(secret.slice(6));
     expect(row?.previousSecret).not.toContain(old.slice(6));
-    expect(api.engine.secrets.open(row?.secret ?? '')).toBe(secret);
-    expect(api.engine.secrets.open(row?.previousSecret ?? '')).toBe(old);
+    expect(api.engine.secrets.open(row?.secret ?? '', sealedAt('webhookSecret', created.id))).toBe(secret);
+    expect(
+      api.engine.secrets.open(row?.previousSecret ?? '', sealedAt('webhookPreviousSecret', created.id)),
+    ).toBe(old);
     const overlap = 24 * 3_600_000;
     expect(row?.previousSecretExpiresAt?.getTime()).toBeGreaterThanOrEqual(before + overlap);
     expect(row?.previousSecretExpiresAt?.getTime()).toBeLessThanOrEqual(after + overlap);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
@@ -8,6 +9,7 @@ import { resourceId } from '../../domain/values.js';
 import { type AdapterRegistry, pushingProcessors } from '../../processors/registry.js';
 import type { SecretBox } from '../../secrets.js';
 import { within } from '../../time-limit.js';
+import { sealedAt } from '../secrets/sealed-columns.js';
 
 /**
  * Connected accounts: connect, update, disconnect, list (the operator CLI's `account` commands). Each change
@@ -124,8 +126,12 @@ export async function connectAccount(
   }
   if (values.credentials !== undefined && !deps.secrets)
     throw new Error('credentials given but no SecretBox');
+  // The uid is made here rather than by the database: the credentials are sealed to their row.
+  const uid = randomUUID();
   const credentials =
-    values.credentials === undefined ? null : (deps.secrets?.seal(values.credentials) ?? null);
+    values.credentials === undefined
+      ? null
+      : (deps.secrets?.seal(values.credentials, sealedAt('accountCredentials', uid)) ?? null);
   const account = await deps.db.transaction(async (tx) => {
     const [organisation] = await tx
       .select({ id: organisations.id })
@@ -135,6 +141,7 @@ export async function connectAccount(
     const [created] = await tx
       .insert(connectedAccounts)
       .values({
+        uid,
         orgId: values.org,
         livemode: values.mode === 'live',
         id: values.id,

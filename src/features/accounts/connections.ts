@@ -4,6 +4,7 @@ import { connectedAccounts } from '../../db/schema/index.js';
 import { Failure } from '../../domain/failure.js';
 import type { ProcessorConnection } from '../../processors/types.js';
 import type { SecretBox } from '../../secrets.js';
+import { sealedAt } from '../secrets/sealed-columns.js';
 
 /**
  * Connected accounts as adapters receive them (processors/types.ts, ProcessorConnection): credentials
@@ -22,7 +23,7 @@ export class AccountUnusableError extends Failure {
 export function connectionOf(secrets: SecretBox, account: AccountRow): ProcessorConnection {
   return {
     account: { uid: account.uid, id: account.id, livemode: account.livemode },
-    credentials: openCredentials(secrets, account.credentials),
+    credentials: openCredentials(secrets, account),
     baseUrl: account.baseUrl,
     readOnly: account.access === 'read_only',
   };
@@ -62,10 +63,10 @@ export function bareConnection(dispute: { orgId: string; livemode: boolean; acco
   } satisfies ProcessorConnection;
 }
 
-function openCredentials(secrets: SecretBox, sealed: string | null): string | null {
-  if (sealed === null) return null;
+function openCredentials(secrets: SecretBox, account: AccountRow): string | null {
+  if (account.credentials === null) return null;
   try {
-    return secrets.open(sealed);
+    return secrets.open(account.credentials, sealedAt('accountCredentials', account.uid));
   } catch {
     throw new AccountUnusableError(
       'the credentials cannot be opened with this APP_SECRET (was it changed?); connect the account again',

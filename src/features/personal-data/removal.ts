@@ -18,6 +18,7 @@ import { sameJson } from '../../domain/redaction.js';
 import { newId } from '../../ids.js';
 import type { SecretBox } from '../../secrets.js';
 import { rerenderDocuments } from '../responses/documents.js';
+import { sealedAt } from '../secrets/sealed-columns.js';
 import { ownedBy, type Tenant } from '../tenancy.js';
 import type { PersonalDataRequestRow } from './requests.js';
 import { lockPerson, now, type PersonalDataDeps, personHashes, recordRequest } from './retrieval.js';
@@ -55,15 +56,18 @@ export async function requestRemoval(
   input: RemoveInput,
 ): Promise<PersonalDataRequestRow> {
   const person = personOf(input);
+  const id = newId('personalDataRequest');
   const request = await recordRequest(deps.db, {
-    id: newId('personalDataRequest'),
+    id,
     orgId: tenant.orgId,
     livemode: tenant.livemode,
     kind: 'remove',
     ...personHashes(deps.secrets, person),
-    subject: deps.secrets.seal(JSON.stringify(subjectSchema.parse(input))),
+    subject: deps.secrets.seal(JSON.stringify(subjectSchema.parse(input)), sealedAt('requestSubject', id)),
     notificationEmail:
-      input.notification_email === undefined ? null : deps.secrets.seal(input.notification_email),
+      input.notification_email === undefined
+        ? null
+        : deps.secrets.seal(input.notification_email, sealedAt('requestNotificationEmail', id)),
     export: null,
     summary: null,
     createdAt: now(deps),
@@ -274,7 +278,9 @@ function openSubject(
     return { failure: `removal ${request.id} has not run, yet no longer says whom it is about` };
   }
   try {
-    return subjectSchema.parse(JSON.parse(secrets.open(request.subject)));
+    return subjectSchema.parse(
+      JSON.parse(secrets.open(request.subject, sealedAt('requestSubject', request.id))),
+    );
   } catch {
     return {
       failure: `the subject of removal ${request.id} cannot be opened: this process has a different APP_SECRET`,

@@ -2,7 +2,8 @@ import { and, desc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { personalDataRequests } from '../../db/schema/index.js';
 import { formatTimestamp } from '../../domain/disputes.js';
-import type { SecretBox } from '../../secrets.js';
+import type { SealedAt, SecretBox } from '../../secrets.js';
+import { sealedAt } from '../secrets/sealed-columns.js';
 
 /**
  * Personal data requests as the operator reads them (`npm run cli -- privacy`): the list of an
@@ -18,7 +19,10 @@ export function describeRequest(secrets: SecretBox, row: PersonalDataRequestRow)
     org: row.orgId,
     mode: row.livemode ? 'live' : 'test',
     kind: row.kind,
-    notification_email: row.notificationEmail === null ? null : openSealed(secrets, row.notificationEmail),
+    notification_email:
+      row.notificationEmail === null
+        ? null
+        : openSealed(secrets, row.notificationEmail, sealedAt('requestNotificationEmail', row.id)),
     export: row.kind === 'retrieve' ? (row.export === null ? 'deleted' : 'available') : null,
     summary: row.summary,
     created: formatTimestamp(row.createdAt),
@@ -52,12 +56,12 @@ export async function readPersonalDataExport(db: Db, secrets: SecretBox, id: str
   if (row.export === null) {
     throw new Error(`the export of ${id} was deleted: the person's data has since been removed`);
   }
-  return JSON.parse(openSealed(secrets, row.export));
+  return JSON.parse(openSealed(secrets, row.export, sealedAt('requestExport', row.id)));
 }
 
-function openSealed(secrets: SecretBox, sealed: string): string {
+function openSealed(secrets: SecretBox, sealed: string, at: SealedAt): string {
   try {
-    return secrets.open(sealed);
+    return secrets.open(sealed, at);
   } catch {
     throw new Error('a sealed value cannot be opened: this process has a different APP_SECRET');
   }

@@ -6,6 +6,7 @@ import { type Person, personOf, type RetrieveInput } from '../../domain/personal
 import { newId } from '../../ids.js';
 import type { SecretBox } from '../../secrets.js';
 import { loadTemplates } from '../disputes/records.js';
+import { sealedAt } from '../secrets/sealed-columns.js';
 import type { Tenant } from '../tenancy.js';
 import type { PersonalDataRequestRow } from './requests.js';
 import { findHeld } from './search.js';
@@ -86,8 +87,11 @@ export async function retrievePersonalData(
       livemode: tenant.livemode,
       kind: 'retrieve',
       ...hashes,
-      notificationEmail: deps.secrets.seal(input.notification_email),
-      export: deps.secrets.seal(JSON.stringify(exported)),
+      notificationEmail: deps.secrets.seal(
+        input.notification_email,
+        sealedAt('requestNotificationEmail', id),
+      ),
+      export: deps.secrets.seal(JSON.stringify(exported), sealedAt('requestExport', id)),
       summary: {
         disputes: held.disputes.length,
         submissions: held.submissions.length,

@@ -14,6 +14,7 @@ import {
   webhookPayload,
 } from '../../domain/webhooks.js';
 import type { SecretBox } from '../../secrets.js';
+import { sealedAt } from '../secrets/sealed-columns.js';
 import type { SendResult, WebhookSender } from './send.js';
 
 /**
@@ -157,12 +158,12 @@ export function webhookDeliverer(deps: DeliveryDeps): Deliver {
  * "Signing"): a receiver that has not switched yet still verifies.
  */
 function signingSecrets(box: SecretBox, delivery: Delivery, at: Date): string[] {
-  const current = box.open(delivery.secret);
+  const current = box.open(delivery.secret, sealedAt('webhookSecret', delivery.endpointId));
   const { previousSecret, previousSecretExpiresAt } = delivery;
   if (previousSecret === null || previousSecretExpiresAt === null || previousSecretExpiresAt <= at) {
     return [current];
   }
-  return [current, box.open(previousSecret)];
+  return [current, box.open(previousSecret, sealedAt('webhookPreviousSecret', delivery.endpointId))];
 }
 
 /**

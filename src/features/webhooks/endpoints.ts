@@ -7,6 +7,7 @@ import { ApiError, notFound } from '../../domain/errors.js';
 import type { ApiVersion } from '../../domain/versions.js';
 import { idPrefixes, newId } from '../../ids.js';
 import type { SecretBox } from '../../secrets.js';
+import { sealedAt } from '../secrets/sealed-columns.js';
 import { ownedBy, type Tenant } from '../tenancy.js';
 import { notifyEvents } from './events.js';
 import type { CreateEndpointInput, UpdateEndpointInput } from './inputs.js';
@@ -52,16 +53,17 @@ export async function createEndpoint(
         `An organisation may have at most ${deps.webhookEndpointsMax} webhook endpoints in ${tenant.livemode ? 'live' : 'test'} mode (WEBHOOK_ENDPOINTS_MAX); delete one before creating another.`,
       );
     }
+    const id = newId('webhookEndpoint');
     const [endpoint] = await tx
       .insert(webhookEndpoints)
       .values({
-        id: newId('webhookEndpoint'),
+        id,
         orgId: tenant.orgId,
         livemode: tenant.livemode,
         url: input.url,
         events: input.events,
         apiVersion: input.api_version ?? tenant.apiVersion,
-        secret: deps.secrets.seal(secret),
+        secret: deps.secrets.seal(secret, sealedAt('webhookSecret', id)),
       })
       .returning();
     if (!endpoint) throw new Error('insert returned no row');
@@ -145,8 +147,8 @@ export async function rotateSecret(
     const [endpoint] = await tx
       .update(webhookEndpoints)
       .set({
-        secret: deps.secrets.seal(secret),
-        ...previousSecret(deps.secrets, current.secret, at),
+        secret: deps.secrets.seal(secret, sealedAt('webhookSecret', id)),
+        ...previousSecret(deps.secrets, id, current.secret, at),
         updatedAt: at,
       })
       .where(eq(webhookEndpoints.id, id))
@@ -157,15 +159,15 @@ export async function rotateSecret(
 }
 
 /** The replaced secret and the end of its overlap; none for a secret this process cannot read (it signs nothing). */
-function previousSecret(box: SecretBox, sealed: string, at: Date) {
+function previousSecret(box: SecretBox, id: string, sealed: string, at: Date) {
   let plain: string;
   try {
-    plain = box.open(sealed);
+    plain = box.open(sealed, sealedAt('webhookSecret', id));
   } catch {
     return { previousSecret: null, previousSecretExpiresAt: null };
   }
   return {
-    previousSecret: box.seal(plain),
+    previousSecret: box.seal(plain, sealedAt('webhookPreviousSecret', id)),
     previousSecretExpiresAt: new Date(at.getTime() + rotationOverlapMs),
   };
 }
