@@ -1,19 +1,10 @@
-import { createCipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { type SealedAt, SecretBox } from '../../src/secrets.js';
+import { sealedTheOldWay } from '../helpers/sealed.js';
 
 const secretA = 'an-app-secret-of-at-least-32-characters';
 const secretB = 'another-app-secret-of-32-characters!';
 const here: SealedAt = { table: 'webhook_endpoints', column: 'secret', row: 'we_1' };
-
-/** A value in the format sealed before values were bound to their row (`v1`, no associated data). */
-function sealedTheOldWay(appSecret: string, plain: string): string {
-  const key = Buffer.from(hkdfSync('sha256', appSecret, 'rebuttal', 'secret-box v1', 32));
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-  return ['v1', ...[iv, cipher.getAuthTag(), body].map((part) => part.toString('base64url'))].join('.');
-}
 
 describe('SecretBox', () => {
   it('opens what it sealed, and never seals the same way twice', () => {
