@@ -31,7 +31,7 @@ interface Parsed {
  * keys) are hashed instead (features/organisations/api-keys.ts). Personal data it must recognise but never
  * read back is held as keyed hashes (`keyedHash`).
  *
- * APP_SECRET can be replaced without losing what it sealed (docs/operations.md "Commands"): with the old
+ * APP_SECRET can be replaced without losing what it sealed (docs/operations.md "On-call recipes"): with the old
  * value as APP_SECRET_PREVIOUS, values sealed under either open, new ones are sealed under the current one,
  * and `secrets reseal` seals the old ones again under it.
  */

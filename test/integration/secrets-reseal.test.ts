@@ -9,7 +9,7 @@ import { runCli } from '../helpers/cli.js';
 import { sealedTheOldWay } from '../helpers/sealed.js';
 
 /**
- * Replacing APP_SECRET (docs/operations.md "Commands"): the service sealed values under A, some in the
+ * Replacing APP_SECRET (docs/operations.md "On-call recipes"): the service sealed values under A, some in the
  * format from before values were bound to their row; the operator sets APP_SECRET=B with
  * APP_SECRET_PREVIOUS=A, runs `secrets reseal`, and then everything opens under B alone.
  */
