@@ -209,8 +209,8 @@ describe('POST /v1/personal-data/retrieve and /remove: the answers', () => {
       summary: { disputes: 0, submissions: 0, documents: 0, events: 0 },
       completedAt: expect.any(Date),
     });
-    expect(row?.notificationEmail).toMatch(/^v1\./);
-    expect(row?.export).toMatch(/^v1\./);
+    expect(row?.notificationEmail).toMatch(/^v2\./);
+    expect(row?.export).toMatch(/^v2\./);
     expect(JSON.stringify(row)).not.toMatch(/lamarr|privacy@shop/i);
   });
 
@@ -712,7 +712,7 @@ describe('POST /v1/personal-data/remove: whom, and when', () => {
     expect((await job())?.failedReason).toBe(`waiting for submission ${inFlight?.id} to finish`);
     expect(await requestRow(requestId)).toMatchObject({
       completedAt: null,
-      subject: expect.stringMatching(/^v1\./),
+      subject: expect.stringMatching(/^v2\./),
     });
     expect(await disputeRow(tenant, dispute.id)).toMatchObject({ customerEmail: who.email });
     expect((await submissionsOf([uid]))[0]?.evidence).toEqual(inFlight?.evidence);
