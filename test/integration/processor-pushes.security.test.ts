@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectedAccounts } from '../../src/db/schema/index.js';
+import { sealedAt } from '../../src/features/secrets/sealed-columns.js';
 import { type AdyenFake, adyenFakeCredentials, startAdyenFake } from '../fakes/adyen.js';
 import { type CheckoutFake, checkoutFakeCredentials, startCheckoutFake } from '../fakes/checkout.js';
 import { type PaypalFake, startPaypalFake } from '../fakes/paypal.js';
@@ -34,14 +36,16 @@ afterAll(async () => {
 });
 
 async function connect(processor: string, credentials: object, baseUrl: string): Promise<string> {
+  const uid = randomUUID();
   const [account] = await api.db.db
     .insert(connectedAccounts)
     .values({
+      uid,
       orgId: tenant.org,
       livemode: false,
       id: processor,
       processor,
-      credentials: api.deps.secrets.seal(JSON.stringify(credentials)),
+      credentials: api.deps.secrets.seal(JSON.stringify(credentials), sealedAt('accountCredentials', uid)),
       baseUrl,
     })
     .returning();
