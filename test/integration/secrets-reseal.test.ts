@@ -67,6 +67,7 @@ describe('npm run cli -- secrets reseal', () => {
     expect(first.code, first.stderr).toBe(0);
     expect(countsOf(first.stdout)).toEqual({
       'webhook_endpoints.secret': { resealed: 3, current: 0, unreadable: 0 },
+      'webhook_endpoints.previous_secret': { resealed: 0, current: 0, unreadable: 0 },
       'connected_accounts.credentials': { resealed: 1, current: 0, unreadable: 0 },
       'personal_data_requests.notification_email': { resealed: 1, current: 0, unreadable: 0 },
       'personal_data_requests.subject': { resealed: 0, current: 0, unreadable: 0 },
@@ -76,6 +77,7 @@ describe('npm run cli -- secrets reseal', () => {
     expect(second.code, second.stderr).toBe(0);
     expect(Object.values(countsOf(second.stdout))).toEqual([
       { resealed: 0, current: 3, unreadable: 0 },
+      { resealed: 0, current: 0, unreadable: 0 },
       { resealed: 0, current: 1, unreadable: 0 },
       { resealed: 0, current: 1, unreadable: 0 },
       { resealed: 0, current: 0, unreadable: 0 },
