@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { AppDeps } from './api/endpoint.js';
-import { type Config, documentLimits } from './config.js';
+import { type Config, documentLimits, listenerOrigin } from './config.js';
 import { type Database, type Db, openDatabase } from './db/client.js';
 import { type DocumentLinks, linksFor } from './documents/links.js';
 import { configureRenderThreads } from './documents/render-pool.js';
@@ -70,6 +70,7 @@ export async function loadSecrets(
     | 'DATA_DIR'
     | 'DATABASE_URL'
     | 'PUBLIC_URL'
+    | 'HOST'
     | 'PORT'
     | 'DOCUMENT_LINK_SECONDS'
   >,
@@ -83,7 +84,7 @@ export async function loadSecrets(
  */
 export function secretsFor(
   appSecret: string,
-  config: Pick<Config, 'APP_SECRET_PREVIOUS' | 'PUBLIC_URL' | 'PORT' | 'DOCUMENT_LINK_SECONDS'>,
+  config: Pick<Config, 'APP_SECRET_PREVIOUS' | 'PUBLIC_URL' | 'HOST' | 'PORT' | 'DOCUMENT_LINK_SECONDS'>,
 ): { secrets: SecretBox; links: DocumentLinks } {
   return {
     secrets: new SecretBox(appSecret, config.APP_SECRET_PREVIOUS),
@@ -124,11 +125,11 @@ export async function composeProcess(
   test: TestParts = {},
 ): Promise<Composition> {
   configureRenderThreads(config.RENDER_THREADS, config.RENDER_TIMEOUT_MS);
-  // Only webhook deliveries build links without a request to take the origin from (API answers use the
-  // request's host): said once, by each process that delivers them, not by every worker.
+  // Without PUBLIC_URL links point at the configured listener (config.ts `listenerOrigin`): said once, by
+  // each process that delivers webhooks, whose receivers are the likeliest to be elsewhere.
   if (!config.PUBLIC_URL && config.WORKERS.includes('webhook')) {
     logger.warn(
-      { localOrigin: `https://localhost:${config.PORT}` },
+      { localOrigin: listenerOrigin(config, config.PORT) },
       'PUBLIC_URL is unset: response_url links in webhooks point at this machine; set it when clients reach the service elsewhere',
     );
   }

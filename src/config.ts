@@ -75,6 +75,14 @@ const settings = z.object({
     .string()
     .optional()
     .transform((value) => value || undefined),
+  /**
+   * The address the listeners bind to. Unset: loopback (127.0.0.1) without DATABASE_URL, so that the
+   * zero-configuration start is reachable from this machine only; every interface with it.
+   */
+  HOST: z
+    .string()
+    .optional()
+    .transform((value) => value || undefined),
   PORT: port.default(8443),
   HTTP_PORT: port.optional(),
   TLS_CERT_FILE: z.string().optional(),
@@ -147,9 +155,9 @@ const settings = z.object({
     .max(24 * 60)
     .default(48),
   /**
-   * The service's public origin (`https://disputes.example.com`), for links it hands out where no request
-   * says how it was reached (the `response_url` in webhooks). Unset: API answers use the request's host,
-   * webhooks `https://localhost:<PORT>`.
+   * The service's public origin (`https://disputes.example.com`), for the links it hands out (every
+   * `response_url`). Unset: the configured listener (`listenerOrigin`), never a request's Host header,
+   * which any client may forge.
    */
   PUBLIC_URL: z
     .url({ protocol: /^https?$/ })
@@ -174,8 +182,9 @@ const settings = z.object({
   DOCUMENT_MAX_PAGES: z.coerce.number().int().min(1).max(2000).default(60),
   /**
    * Allow webhook URLs on loopback and private addresses, and plain http (development and tests only).
-   * Unset: on with the embedded database, the single-machine start, where a newcomer's receiver runs on
-   * the same machine; off with DATABASE_URL.
+   * Unset: on only while the zero-configuration start listens on loopback alone, where a newcomer's
+   * receiver runs on the same machine and no one else holds a key; off once others can reach it (HOST)
+   * and with DATABASE_URL.
    */
   WEBHOOK_ALLOW_PRIVATE: optionalFlag,
   /**
@@ -188,10 +197,35 @@ const settings = z.object({
 });
 
 /** Settings whose default depends on another: resolved once here, so every reader sees one value. */
-const resolved = settings.transform((values) => ({
-  ...values,
-  WEBHOOK_ALLOW_PRIVATE: values.WEBHOOK_ALLOW_PRIVATE ?? !values.DATABASE_URL,
-}));
+const resolved = settings.transform((values) => {
+  const HOST = values.HOST ?? (values.DATABASE_URL ? undefined : '127.0.0.1');
+  return {
+    ...values,
+    HOST,
+    WEBHOOK_ALLOW_PRIVATE: values.WEBHOOK_ALLOW_PRIVATE ?? (!values.DATABASE_URL && isLoopback(HOST)),
+  };
+});
+
+/** Whether an address to listen on is this machine's alone (undefined: every interface). */
+export function isLoopback(host: string | undefined): boolean {
+  if (host === undefined) return false;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return host === '::1' || host === 'localhost';
+}
+
+/**
+ * `https://<host>:<port>`: where this service's own listener is, for links when PUBLIC_URL is unset.
+ * `localhost` stands for loopback and for every interface (the self-signed certificate names it).
+ */
+export function listenerOrigin(config: Pick<Config, 'HOST'>, port: number): string {
+  const host =
+    config.HOST === undefined || isLoopback(config.HOST) || isWildcard(config.HOST)
+      ? 'localhost'
+      : config.HOST;
+  return `https://${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+}
+
+const isWildcard = (host: string) => host === '0.0.0.0' || host === '::';
 
 export type Config = z.infer<typeof resolved>;
 

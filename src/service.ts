@@ -54,11 +54,14 @@ export async function startService(
   const tls = await loadTls(config);
   const https = createHttpsServer({ cert: tls.cert, key: tls.key }, app);
   answerClientErrors(https);
-  const httpsPort = await listen(https, config.PORT);
-  logger.info({ port: httpsPort, certificate: tls.origin }, 'serving HTTPS');
+  const httpsPort = await listen(https, config.PORT, config.HOST);
+  logger.info(
+    { host: config.HOST ?? 'every interface', port: httpsPort, certificate: tls.origin },
+    'serving HTTPS',
+  );
   const http = config.HTTP_PORT === undefined ? undefined : createHttpServer(app);
   if (http) answerClientErrors(http);
-  const httpPort = http && (await listen(http, config.HTTP_PORT ?? 0));
+  const httpPort = http && (await listen(http, config.HTTP_PORT ?? 0, config.HOST));
   if (http) logger.info({ port: httpPort }, 'plain HTTP listener: answers /v1 with 403 insecure_connection');
   // Once serving: a start that fails before (a port taken) makes no organisation whose keys nobody saw.
   const demo = demoEnabled(config)
@@ -84,10 +87,11 @@ export async function startService(
   };
 }
 
-function listen(server: Server, port: number): Promise<number> {
+/** Listens on `host` (HOST; undefined: every interface), as docs/operations.md "Configuration" says. */
+function listen(server: Server, port: number, host: string | undefined): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, () => resolve((server.address() as AddressInfo).port));
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
   });
 }
 

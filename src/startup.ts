@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Config } from './config.js';
+import { type Config, isLoopback, listenerOrigin } from './config.js';
 import type { RunningService } from './service.js';
 
 /** The innermost cause's message: "database "x" does not exist", not drizzle's "Failed query: ...". */
@@ -11,21 +11,30 @@ export function rootCause(error: unknown): string {
   return current.message || (typeof code === 'string' ? code : current.name);
 }
 
+/** Who can reach the listeners (HOST): said at start, since loopback alone is the default. */
+function reach(host: string | undefined): string {
+  if (host === undefined) return 'on every interface (HOST)';
+  return isLoopback(host)
+    ? `on ${host} only: this machine alone reaches it (set HOST to serve others)`
+    : `on ${host} (HOST)`;
+}
+
 /**
  * What `npm start` prints once it serves: where everything is, and how to make a first call. For people,
  * on stdout beside the JSON log lines; secrets only where this start made them (generated operator
  * password, a new demo organisation's keys), never ones the operator set.
  */
 export function welcome(
-  config: Pick<Config, 'PUBLIC_URL' | 'DATA_DIR' | 'MOCK_DISPUTE_SECONDS' | 'TLS_CERT_FILE'>,
+  config: Pick<Config, 'PUBLIC_URL' | 'HOST' | 'DATA_DIR' | 'MOCK_DISPUTE_SECONDS' | 'TLS_CERT_FILE'>,
   service: Pick<RunningService, 'httpsPort' | 'database' | 'operators' | 'demo'>,
 ): string {
-  const origin = config.PUBLIC_URL ?? `https://localhost:${service.httpsPort}`;
+  const origin = config.PUBLIC_URL ?? listenerOrigin(config, service.httpsPort);
   const curl = config.TLS_CERT_FILE ? 'curl' : 'curl -k';
   const { operators, demo } = service;
   const lines = [
     '',
     `Rebuttal is running at ${origin}${config.TLS_CERT_FILE ? '' : ' (a self-signed certificate: curl -k)'}`,
+    `  listening   ${reach(config.HOST)}`,
     `  database    ${service.database}`,
   ];
   if (operators) {

@@ -207,8 +207,6 @@ function handler(endpoint: Endpoint, deps: AppDeps) {
       params: req.params as Record<string, string>,
       input: res.locals.input as Record<string, unknown>,
       url: req.originalUrl.split('?')[0] ?? '',
-      // Only HTTPS requests get this far (requireHttps), directly or through the trusted proxy.
-      origin: `https://${req.get('host') ?? 'localhost'}`,
       deps,
     };
     // The endpoint's own schemas, those its documentation shows, check the request before its handler.

@@ -58,8 +58,6 @@ export interface RequestContext {
   input: Record<string, unknown>;
   /** The request path without its query string: every response's `url`. */
   url: string;
-  /** `https://<host>` as the client reached this service, for links it hands back. */
-  origin: string;
   deps: AppDeps;
 }
 

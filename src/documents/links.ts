@@ -1,4 +1,5 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { type Config, listenerOrigin } from '../config.js';
 
 /**
  * Signed, expiring links to response documents (`response_url`): anyone holding one may download that one
@@ -17,12 +18,13 @@ export class DocumentLinks {
 
   /**
    * An absolute link to the document, valid for the configured time from `now`. Its origin is PUBLIC_URL
-   * when set, else the origin the request came to (API answers), else the local listener (webhooks).
+   * when set, else the configured listener: never a request's Host header, which any client may forge to
+   * have links handed out that point elsewhere.
    */
-  url(documentId: string, at: { now?: Date; requestOrigin?: string } = {}): string {
+  url(documentId: string, now = new Date()): string {
     const { publicUrl, localOrigin, ttlSeconds } = this.#options;
-    const origin = publicUrl ?? at.requestOrigin ?? localOrigin;
-    const expires = Math.floor((at.now ?? new Date()).getTime() / 1000) + ttlSeconds;
+    const origin = publicUrl ?? localOrigin;
+    const expires = Math.floor(now.getTime() / 1000) + ttlSeconds;
     const query = new URLSearchParams({
       expires: String(expires),
       signature: this.#sign(documentId, expires),
@@ -53,18 +55,18 @@ export interface LinkOptions {
   ttlSeconds: number;
   /** PUBLIC_URL, without a trailing slash. */
   publicUrl?: string | undefined;
-  /** `https://localhost:<PORT>`: where links point when nothing says better. */
+  /** The configured listener (config.ts `listenerOrigin`): where links point without PUBLIC_URL. */
   localOrigin: string;
 }
 
 export function linksFor(
   appSecret: string,
-  config: { PUBLIC_URL?: string | undefined; PORT: number; DOCUMENT_LINK_SECONDS: number },
+  config: Pick<Config, 'PUBLIC_URL' | 'HOST' | 'PORT' | 'DOCUMENT_LINK_SECONDS'>,
 ): DocumentLinks {
   return new DocumentLinks(appSecret, {
     ttlSeconds: config.DOCUMENT_LINK_SECONDS,
     publicUrl: config.PUBLIC_URL,
-    localOrigin: `https://localhost:${config.PORT}`,
+    localOrigin: listenerOrigin(config, config.PORT),
   });
 }
 

@@ -55,8 +55,16 @@ interface ResponseObject {
   url: string;
 }
 
-/** GETs an absolute link over HTTPS, as a browser would: no API key. */
-function download(url: string, method = 'GET') {
+/** Where links point without PUBLIC_URL: the configured listener (PORT), not where the request went. */
+const listener = () => `https://localhost:${api.config.PORT}`;
+
+/**
+ * GETs a link over HTTPS, as a browser would: no API key. The links name the configured listener (PORT);
+ * this file's server listens on a port of its own, so the same path and query go to it.
+ */
+function download(link: string, method = 'GET') {
+  const { pathname, search } = new URL(link);
+  const url = `${api.origin}${pathname}${search}`;
   return new Promise<{ status: number; type: string | undefined; body: Buffer }>((resolve, reject) => {
     const req = request(url, { method, rejectUnauthorized: false }, (res) => {
       const chunks: Buffer[] = [];
@@ -104,7 +112,7 @@ describe('GET /v1/disputes/:id/response', () => {
       account_id: null,
       evidence: expect.objectContaining({ order_id: 'A-1001' }),
       response_url: expect.stringMatching(
-        /^https:\/\/127\.0\.0\.1:\d+\/v1\/documents\/doc_[0-9a-z]{20}\?expires=\d+&signature=/,
+        new RegExp(`^${listener()}/v1/documents/doc_[0-9a-z]{20}\\?expires=\\d+&signature=`),
       ),
       livemode: false,
       url: `/v1/disputes/${dispute.id}/response`,
@@ -124,6 +132,13 @@ describe('GET /v1/disputes/:id/response', () => {
       .from(submissions)
       .where(eq(submissions.disputeUid, stored.uid));
     expect(submission?.documentSha256).toBe(createHash('sha256').update(pdf.body).digest('hex'));
+  });
+
+  it('builds response_url from the configured listener, whatever Host header the request carries', async () => {
+    const dispute = await submitted();
+    const response = await getResponse(dispute.id, { host: 'attacker.example' });
+    expect(response.status, response.text).toBe(200);
+    expect(new URL(response.body.response_url).origin).toBe(listener());
   });
 
   it('names the references both as versions before 2017-10-30 did and as today', async () => {
@@ -232,10 +247,7 @@ describe('signed document links', () => {
 
   it('refuses an expired link: 403 invalid_link', async () => {
     const id = link.pathname.split('/').at(-1) ?? '';
-    const old = api.deps.links.url(id, {
-      now: new Date(Date.now() - 2 * 3600_000),
-      requestOrigin: link.origin,
-    });
+    const old = api.deps.links.url(id, new Date(Date.now() - 2 * 3600_000));
     const answer = await download(old);
     expect(answer.status).toBe(403);
     expect(json(answer.body)).toMatchObject({
@@ -289,11 +301,10 @@ describe('the response package and its webhook', () => {
         evidence: expect.objectContaining({ order_id: 'A-1001' }),
         response_url: expect.stringMatching(/\/v1\/documents\/doc_/),
       });
-      // With PUBLIC_URL unset, webhook links point at the local listener (PORT); the same path and query
-      // fetch the PDF from the test server.
+      // With PUBLIC_URL unset, webhook links point at the configured listener too.
       const link = new URL(String(hook?.payload.response_url));
-      expect(link.origin).toBe(`https://localhost:${api.config.PORT}`);
-      const pdf = await download(`${api.origin}${link.pathname}${link.search}`);
+      expect(link.origin).toBe(listener());
+      const pdf = await download(link.toString());
       expect(pdf.status).toBe(200);
       expect(pdf.body.subarray(0, 5).toString()).toBe('%PDF-');
       await endpoint.receiver.close();

@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request as plainRequest } from 'node:http';
 import { request } from 'node:https';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
@@ -58,6 +59,17 @@ function get(
     );
     req.on('error', reject);
     req.end();
+  });
+}
+
+/** Whether a TCP connection to host:port is taken. */
+function connects(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port }, () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.on('error', () => resolve(false));
   });
 }
 
@@ -197,6 +209,24 @@ describe('startService', () => {
         timeout: 10_000,
       })
       .toBe('submitted');
+  });
+
+  // All of 127.0.0.0/8 is this machine's loopback: a listener bound to 127.0.0.1 alone refuses 127.0.0.2,
+  // one on every interface takes it.
+  it('listens on every interface with DATABASE_URL and HOST unset', async () => {
+    expect(await connects('127.0.0.2', service.httpsPort)).toBe(true);
+  });
+
+  it('listens on HOST alone, both listeners', async () => {
+    const config = loadConfig({ ...settings(), HOST: '127.0.0.1', PORT: '0', HTTP_PORT: '0' });
+    const local = await startService(config, createLogger('silent'));
+    try {
+      expect((await get(true, local.httpsPort, '/v1/disputes')).status).toBe(200);
+      expect(await connects('127.0.0.2', local.httpsPort)).toBe(false);
+      expect(await connects('127.0.0.2', local.httpPort ?? 0)).toBe(false);
+    } finally {
+      await local.close();
+    }
   });
 
   it('reuses the certificate it made on a later start', async () => {

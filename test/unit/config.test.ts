@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, settingNames } from '../../src/config.js';
+import { listenerOrigin, loadConfig, settingNames } from '../../src/config.js';
 
 const base = { DATABASE_URL: 'postgres://localhost/x' };
 
@@ -41,14 +41,44 @@ describe('loadConfig', () => {
     });
   });
 
-  it('defaults to the single-machine start with nothing set: embedded database, local webhooks', () => {
+  it('defaults to the single-machine start with nothing set: embedded database, loopback only', () => {
     const config = loadConfig({});
     expect(config.DATABASE_URL).toBeUndefined();
-    expect(config.WEBHOOK_ALLOW_PRIVATE).toBe(true);
+    expect(config.HOST).toBe('127.0.0.1');
     expect(config.DEMO).toBeUndefined();
-    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'false' }).WEBHOOK_ALLOW_PRIVATE).toBe(false);
-    expect(loadConfig({ ...base, WEBHOOK_ALLOW_PRIVATE: 'true' }).WEBHOOK_ALLOW_PRIVATE).toBe(true);
     expect(loadConfig({ DATABASE_URL: '' }).DATABASE_URL).toBeUndefined();
+  });
+
+  // Private webhook addresses only while no one but this machine can reach the service and hold a key.
+  it.each([
+    [{}, '127.0.0.1', true],
+    [{ HOST: '' }, '127.0.0.1', true],
+    [{ HOST: '::1' }, '::1', true],
+    [{ HOST: 'localhost' }, 'localhost', true],
+    [{ HOST: '0.0.0.0' }, '0.0.0.0', false],
+    [{ HOST: '::' }, '::', false],
+    [{ HOST: '192.168.1.20' }, '192.168.1.20', false],
+    [{ HOST: '0.0.0.0', WEBHOOK_ALLOW_PRIVATE: 'true' }, '0.0.0.0', true],
+    [{ WEBHOOK_ALLOW_PRIVATE: 'false' }, '127.0.0.1', false],
+    [base, undefined, false],
+    [{ ...base, HOST: '127.0.0.1' }, '127.0.0.1', false],
+    [{ ...base, WEBHOOK_ALLOW_PRIVATE: 'true' }, undefined, true],
+  ])('with %j listens on HOST %s, private webhook addresses %s', (env, host, allowPrivate) => {
+    const config = loadConfig(env);
+    expect(config.HOST).toBe(host);
+    expect(config.WEBHOOK_ALLOW_PRIVATE).toBe(allowPrivate);
+  });
+
+  it.each([
+    [undefined, 8443, 'https://localhost:8443'],
+    ['127.0.0.1', 8443, 'https://localhost:8443'],
+    ['0.0.0.0', 9443, 'https://localhost:9443'],
+    ['::', 8443, 'https://localhost:8443'],
+    ['10.0.0.5', 8443, 'https://10.0.0.5:8443'],
+    ['fd00::5', 8443, 'https://[fd00::5]:8443'],
+    ['disputes.internal', 8443, 'https://disputes.internal:8443'],
+  ])('names the listener on HOST %s, port %i, as %s for links', (host, port, origin) => {
+    expect(listenerOrigin({ HOST: host }, port)).toBe(origin);
   });
 
   it.each([

@@ -130,7 +130,7 @@ export function webhookDeliverer(deps: DeliveryDeps): Deliver {
           type: delivery.type,
           livemode: delivery.livemode,
           data: delivery.data,
-          responseUrl: typeof document === 'string' ? deps.links.url(document, { now: attemptedAt }) : null,
+          responseUrl: typeof document === 'string' ? deps.links.url(document, attemptedAt) : null,
         },
         endpointVersion(delivery.apiVersion),
       ),

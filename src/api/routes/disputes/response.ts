@@ -19,7 +19,7 @@ export const disputeResponseEndpoint = defineEndpoint({
     returns: 'response',
     errors: ['dispute_not_found', 'response_not_found'],
   },
-  async handle({ caller, params, url, origin, deps }) {
+  async handle({ caller, params, url, deps }) {
     const response = await retrieveResponse(deps.db, caller, params.id);
     const { dispute } = response;
     return {
@@ -32,7 +32,7 @@ export const disputeResponseEndpoint = defineEndpoint({
           account_id: dispute.accountId,
         }),
         evidence: response.evidence,
-        response_url: deps.links.url(response.documentId, { requestOrigin: origin }),
+        response_url: deps.links.url(response.documentId),
         livemode: dispute.livemode,
         url,
       },
