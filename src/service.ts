@@ -76,11 +76,13 @@ export async function startService(
     operators,
     demo,
     async close() {
-      // Stop taking requests and jobs first; finish what is in flight; then let go of the connections.
+      // Stop taking requests and jobs first; finish what is in flight, for the grace period at most
+      // (docs/operations.md "Configuration"); then let go of the connections.
+      const graceMs = config.SHUTDOWN_GRACE_SECONDS * 1000;
       await Promise.all([
-        closeServer(https),
-        http && closeServer(http),
-        workers.close(config.SHUTDOWN_GRACE_SECONDS * 1000),
+        closeServer(https, graceMs),
+        http && closeServer(http, graceMs),
+        workers.close(graceMs),
       ]);
       await system.close();
     },
@@ -95,9 +97,14 @@ function listen(server: Server, port: number, host: string | undefined): Promise
   });
 }
 
-function closeServer(server: Server): Promise<void> {
+/** Stops listening and closes idle connections; requests still running past `graceMs` are cut off. */
+function closeServer(server: Server, graceMs: number): Promise<void> {
   return new Promise((resolve) => {
-    server.close(() => resolve());
+    const cutOff = setTimeout(() => server.closeAllConnections(), graceMs).unref();
+    server.close(() => {
+      clearTimeout(cutOff);
+      resolve();
+    });
     server.closeIdleConnections();
   });
 }

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeMockProcessor, startFakeMockProcessor } from '../fakes/mock-processor.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { getDispute, newTenant, submittableDispute, type Tenant, writeStored } from '../helpers/disputes.js';
-import { startWorkerProcess, storesOf, type WorkerProcess } from '../helpers/processes.js';
+import { logLines, startWorkerProcess, storesOf, type WorkerProcess } from '../helpers/processes.js';
 
 /**
  * Worker processes as the Procfile runs them, sharing one mock processor over HTTP: killed mid-call,
@@ -28,14 +28,14 @@ afterAll(async () => {
   await api.close();
 });
 
-async function worker(): Promise<WorkerProcess> {
+async function worker(graceSeconds = 10): Promise<WorkerProcess> {
   const started = await startWorkerProcess({
     ...storesOf(api),
     MOCK_PROCESSOR_URL: processor.url,
     WORKERS: 'submission',
     JOB_LOCK_SECONDS: '2',
     DEADLINE_SWEEP_SECONDS: '3600',
-    SHUTDOWN_GRACE_SECONDS: '10',
+    SHUTDOWN_GRACE_SECONDS: String(graceSeconds),
   });
   running.push(started);
   return started;
@@ -87,6 +87,30 @@ describe('a worker process', () => {
     expect(processor.desk.calls).toBe(calls + 1);
     expect(atProcessor(dispute.id)).toHaveLength(1);
   });
+
+  it('stopped with SIGTERM during a call longer than its grace exits when the grace ends; another worker finishes the job once', async () => {
+    const { dispute } = await submittableDispute(api, tenant);
+    const stopping = await worker(1);
+    // Far longer than the grace: the call is still under way when the process must be gone.
+    processor.delayMs = 20_000;
+    await submitInBackground(dispute.id);
+    await expect.poll(() => processor.inFlight, { timeout: 10_000 }).toBe(1);
+    stopping.child.kill('SIGTERM');
+
+    expect(await stopping.exited, stopping.output()).toBe(0);
+    expect(processor.inFlight).toBe(1);
+    expect(logLines(stopping, /grace period/)).toEqual([
+      expect.objectContaining({ level: 40, graceMs: 1000 }),
+    ]);
+    // The job's lock lapses with its process; stall recovery gives it to the next worker.
+    processor.delayMs = 0;
+    await worker();
+    await expect
+      .poll(async () => (await getDispute(api, tenant.key, dispute.id)).state, { timeout: 30_000 })
+      .toBe('submitted');
+    expect(atProcessor(dispute.id)).toHaveLength(1);
+    expect((await getDispute(api, tenant.key, dispute.id)).submitted_count).toBe(1);
+  }, 60_000);
 });
 
 describe('two worker processes on the same queues', () => {

@@ -18,7 +18,10 @@ const handlersOf: { [Queue in QueueName]: (deps: EngineDeps) => Handlers<Queue> 
 
 export interface RunningWorkers {
   workers: Worker[];
-  /** Stops taking jobs, gives in-flight ones `graceMs` to finish, then closes regardless. */
+  /**
+   * Stops taking jobs and gives in-flight ones `graceMs` to finish; past it, abandons them (their
+   * connections dropped, nothing more written about them) and resolves at once.
+   */
   close(graceMs: number): Promise<void>;
 }
 
@@ -82,8 +85,10 @@ export async function startWorkers(deps: EngineDeps, names: readonly QueueName[]
       if (resync) clearInterval(resync);
       stopResync?.();
       await listener?.close();
-      // close() waits for active jobs; past the grace period force-close, and their locks expire so
-      // another worker retries them (at-least-once, with the row guards making the retry harmless).
+      // close() waits for active jobs, however long they take: BullMQ's close(true) after it only waits
+      // on the same promise. So past the grace period the jobs are abandoned instead: their connections
+      // are dropped below, their locks lapse, and another worker's stall check takes them up again
+      // (at-least-once, with the row guards making the retry harmless).
       const closing = (async () => {
         const all = Promise.all(workers.map((worker) => worker.close()));
         const timedOut = await Promise.race([
@@ -91,12 +96,11 @@ export async function startWorkers(deps: EngineDeps, names: readonly QueueName[]
           new Promise<boolean>((resolve) => setTimeout(() => resolve(true), graceMs).unref()),
         ]);
         if (timedOut) {
-          logger.warn({ graceMs }, 'in-flight jobs did not finish within the grace period; closing anyway');
-          await Promise.all(workers.map((worker) => worker.close(true)));
+          logger.warn({ graceMs }, 'in-flight jobs did not finish within the grace period; abandoning them');
         }
       })();
       // Without Redis BullMQ's close waits for it, and jobs in flight cannot finish anyway: their
-      // connections are dropped (the locks expire and another worker retries the jobs, as above).
+      // connections are dropped too (the locks expire and another worker retries the jobs, as above).
       await deps.queues.watch.unlessAway(closing);
       for (const { disconnect } of started) disconnect();
     },
