@@ -6,9 +6,12 @@ import { delimiter, join } from 'node:path';
 import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
+import { generatedSecret } from './secrets.js';
 import { within } from './time-limit.js';
 
 export interface ProvidedRedis {
+  /** REDIS_URL as this process must use it: with the managed redis-server's password, when it made one. */
+  url: string;
   /** The managed redis-server's pid, when this process started one. */
   managedPid: number | undefined;
   close(): Promise<void>;
@@ -20,7 +23,10 @@ const loopbackHosts = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
  * Makes sure Redis answers at REDIS_URL (default 127.0.0.1:6379) for `npm start`. When nothing listens
  * there, the address is on this machine and a `redis-server` binary is installed, a Redis is started on
  * that address (loopback only, data under DATA_DIR/redis, `noeviction` as BullMQ needs, an append-only
- * file so queued jobs survive a restart) and stopped with this process, however it ends. Otherwise start
+ * file so queued jobs survive a restart) and stopped with this process, however it ends. It takes the
+ * password REDIS_URL gives or else one generated once in DATA_DIR/redis-password (0600): loopback is
+ * shared by every user and program of the machine, and whoever writes to the queues runs jobs as the
+ * service. Otherwise start
  * fails with what to do. Only the zero-configuration start (no DATABASE_URL) calls this: in a deployment
  * Redis is a service of its own (docs/operations.md, "Faults").
  */
@@ -32,7 +38,7 @@ export async function provideRedis(
   const url = new URL(config.REDIS_URL);
   const where = `${url.hostname}:${url.port || 6379}`;
   const found = await probe(config.REDIS_URL);
-  if (found === 'redis') return { managedPid: undefined, close: async () => {} };
+  if (found === 'redis') return { url: config.REDIS_URL, managedPid: undefined, close: async () => {} };
   if (found !== 'nothing') {
     throw new Error(
       `something at ${where} (REDIS_URL) is not a Redis this service can use (${found}): check REDIS_URL`,
@@ -55,6 +61,11 @@ export async function provideRedis(
         'npm start again, or set REDIS_URL to a Redis you have (REDIS_URL=redis://host:6379).',
     );
   }
+  const password = url.password
+    ? decodeURIComponent(url.password)
+    : (await generatedSecret(config.DATA_DIR, 'redis-password')).value;
+  const managed = new URL(url);
+  managed.password = encodeURIComponent(password);
   const dir = join(config.DATA_DIR, 'redis');
   await mkdir(dir, { recursive: true, mode: 0o700 });
   // A file, not arguments: a password in arguments is on show to every user of the machine (ps).
@@ -70,7 +81,7 @@ export async function provideRedis(
       'save ""',
       'protected-mode yes',
       'logfile redis.log',
-      ...(url.password ? [`requirepass ${JSON.stringify(decodeURIComponent(url.password))}`] : []),
+      `requirepass ${JSON.stringify(password)}`,
       '',
     ].join('\n'),
     { mode: 0o600 },
@@ -84,16 +95,17 @@ export async function provideRedis(
     { stdio: ['pipe', 'ignore', 'ignore'], detached: true },
   );
   const exited = once(guard, 'exit');
-  if (!(await startedAnswering(config.REDIS_URL, guard))) {
+  if (!(await startedAnswering(managed.href, guard))) {
     guard.stdin?.end();
     await within(exited, 5000, 'the redis-server').catch(() => guard.kill('SIGKILL'));
     throw new Error(
       `a redis-server was started on ${where} but did not answer; see ${join(dir, 'redis.log')}`,
     );
   }
-  const serverPid = await serverPidOf(config.REDIS_URL);
+  const serverPid = await serverPidOf(managed.href);
   logger.info({ address: where, dir, pid: serverPid }, 'started a managed redis-server');
   return {
+    url: managed.href,
     managedPid: serverPid,
     async close() {
       if (guard.exitCode === null && guard.signalCode === null) {

@@ -29,7 +29,7 @@ try {
   // Only the zero-configuration start manages a Redis: a deployment (DATABASE_URL) has its own, and
   // waits for it when it is away rather than starting another.
   if (!config.DATABASE_URL) redis = await provideRedis(config, logger);
-  service = await startService(config, logger);
+  service = await startService({ ...config, REDIS_URL: redis?.url ?? config.REDIS_URL }, logger);
   process.stdout.write(welcome(config, service));
 } catch (error) {
   // A misconfiguration or an unreachable database: one line that says what to fix, not a stack trace.

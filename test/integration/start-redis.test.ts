@@ -1,10 +1,12 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { get } from 'node:https';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServiceProcess, startProcess, waitForOutput } from '../helpers/processes.js';
 import { freePort, listening } from '../helpers/redis-server.js';
@@ -57,6 +59,25 @@ function startedLine(server: Server): { address: string; dir: string; pid: numbe
 }
 
 const managedPidOf = (server: Server) => startedLine(server).pid;
+
+/** What Redis on the port answers a client that sends no password: its reply to PING, as sent. */
+async function pingWithoutPassword(port: number): Promise<string> {
+  const socket = connect({ host: '127.0.0.1', port });
+  socket.end('PING\r\n');
+  let reply = '';
+  for await (const chunk of socket) reply += String(chunk);
+  return reply;
+}
+
+/** GET /readyz over HTTPS at host:port (a self-signed certificate): its status. */
+function readyz(host: string, port: number): Promise<number | undefined> {
+  return new Promise((resolve, reject) => {
+    get({ host, port, path: '/readyz', rejectUnauthorized: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode));
+    }).on('error', reject);
+  });
+}
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'rebuttal-redis-'));
@@ -125,6 +146,35 @@ describe('npm start when no Redis answers', () => {
       server.child.kill('SIGTERM');
       expect(await server.exited).toBe(0);
       expect(alive(pid)).toBe(false);
+    } finally {
+      if (server.child.exitCode === null) server.child.kill('SIGKILL');
+    }
+  }, 120_000);
+
+  it('guards it with a password generated in DATA_DIR: a client without it is refused; the service works', async () => {
+    const port = await freePort();
+    const server = startServer({ REDIS_URL: `redis://127.0.0.1:${port}`, PATH: process.env.PATH ?? '' });
+    try {
+      await waitFor(server, 'Rebuttal is running at');
+      const file = join(dataDir, 'redis-password');
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
+      const password = (await readFile(file, 'utf8')).trim();
+      expect(password.length).toBeGreaterThanOrEqual(32);
+
+      expect(await pingWithoutPassword(port)).toMatch(/^-NOAUTH /);
+      const owner = new Redis({ port, password, maxRetriesPerRequest: 0 });
+      expect(await owner.ping()).toBe('PONG');
+      owner.disconnect();
+
+      // The service itself reaches it (/readyz asks Redis and the database), on loopback alone.
+      const https = Number(/Rebuttal is running at https:\/\/localhost:(\d+)/.exec(server.output())?.[1]);
+      expect(await readyz('127.0.0.1', https)).toBe(200);
+      await expect(readyz('127.0.0.2', https)).rejects.toThrow(/ECONNREFUSED/);
+      expect(server.output()).not.toContain(password);
+      expect(await readFile(`/proc/${managedPidOf(server)}/cmdline`, 'utf8')).not.toContain(password);
+
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
     } finally {
       if (server.child.exitCode === null) server.child.kill('SIGKILL');
     }
