@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { Redis } from 'ioredis';
 import type { Config } from './config.js';
@@ -63,9 +63,8 @@ export async function provideRedis(
   }
   const password = url.password
     ? decodeURIComponent(url.password)
-    : (await generatedSecret(config.DATA_DIR, 'redis-password')).value;
-  const managed = new URL(url);
-  managed.password = encodeURIComponent(password);
+    : (await generatedSecret(config.DATA_DIR, passwordFile)).value;
+  const managed = withPassword(url, password);
   const dir = join(config.DATA_DIR, 'redis');
   await mkdir(dir, { recursive: true, mode: 0o700 });
   // A file, not arguments: a password in arguments is on show to every user of the machine (ps).
@@ -115,6 +114,33 @@ export async function provideRedis(
       logger.info({ address: where }, 'stopped the managed redis-server');
     },
   };
+}
+
+/**
+ * REDIS_URL as a command of the CLI reaches Redis beside `npm start`: with the managed redis-server's
+ * generated password when REDIS_URL names none, one was generated, and no Redis without a password
+ * answers there (one of the operator's own).
+ */
+export async function redisUrlFor(
+  config: Pick<Config, 'REDIS_URL' | 'DATA_DIR' | 'DATABASE_URL'>,
+): Promise<string> {
+  const url = new URL(config.REDIS_URL);
+  if (config.DATABASE_URL || url.password || !loopbackHosts.has(url.hostname)) return config.REDIS_URL;
+  const password = await readFile(join(config.DATA_DIR, passwordFile), 'utf8').then(
+    (text) => text.trim(),
+    () => undefined,
+  );
+  if (!password || (await probe(config.REDIS_URL)) === 'redis') return config.REDIS_URL;
+  return withPassword(url, password).href;
+}
+
+/** Where the zero-configuration start keeps the managed redis-server's password, in DATA_DIR. */
+const passwordFile = 'redis-password';
+
+function withPassword(url: URL, password: string): URL {
+  const copy = new URL(url);
+  copy.password = encodeURIComponent(password);
+  return copy;
 }
 
 /**

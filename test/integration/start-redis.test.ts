@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
 import { type ServiceProcess, startProcess, waitForOutput } from '../helpers/processes.js';
 import { freePort, listening } from '../helpers/redis-server.js';
 import { testRedisPrefix } from '../helpers/services.js';
@@ -33,12 +34,14 @@ function alive(pid: number): boolean {
 
 type Server = ServiceProcess;
 
+const prefix = testRedisPrefix();
+
 function startServer(env: Record<string, string>): Server {
   return startProcess('src/server.ts', {
     HOME: process.env.HOME,
     DATA_DIR: dataDir,
     PORT: '0',
-    QUEUE_PREFIX: testRedisPrefix(),
+    QUEUE_PREFIX: prefix,
     DEMO: 'false',
     LOG_LEVEL: 'info',
     ...env,
@@ -172,6 +175,14 @@ describe('npm start when no Redis answers', () => {
       await expect(readyz('127.0.0.2', https)).rejects.toThrow(/ECONNREFUSED/);
       expect(server.output()).not.toContain(password);
       expect(await readFile(`/proc/${managedPidOf(server)}/cmdline`, 'utf8')).not.toContain(password);
+      // The CLI's jobs commands beside it, configured alike, find the password where the start keeps it.
+      const listed = await runCli(['jobs', 'list', '--queue', 'submission', '--state', 'failed', '--json'], {
+        DATABASE_URL: '',
+        DATA_DIR: dataDir,
+        REDIS_URL: `redis://127.0.0.1:${port}`,
+        QUEUE_PREFIX: prefix,
+      });
+      expect(listed, listed.stderr).toMatchObject({ code: 0, stdout: '[]\n' });
 
       server.child.kill('SIGTERM');
       expect(await server.exited).toBe(0);
