@@ -26,8 +26,7 @@ const loopbackHosts = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
  * file so queued jobs survive a restart) and stopped with this process, however it ends. It takes the
  * password REDIS_URL gives or else one generated once in DATA_DIR/redis-password (0600): loopback is
  * shared by every user and program of the machine, and whoever writes to the queues runs jobs as the
- * service. Otherwise start
- * fails with what to do. Only the zero-configuration start (no DATABASE_URL) calls this: in a deployment
+ * service. Otherwise start fails with what to do. Only the zero-configuration start (no DATABASE_URL) calls this: in a deployment
  * Redis is a service of its own (docs/operations.md, "Faults").
  */
 export async function provideRedis(

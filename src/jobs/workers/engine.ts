@@ -19,8 +19,8 @@ const handlersOf: { [Queue in QueueName]: (deps: EngineDeps) => Handlers<Queue> 
 export interface RunningWorkers {
   workers: Worker[];
   /**
-   * Stops taking jobs and gives in-flight ones `graceMs` to finish; past it, abandons them (their
-   * connections dropped, nothing more written about them) and resolves at once.
+   * Stops taking jobs and gives in-flight ones `graceMs` to finish; past it, abandons them (their Redis
+   * connections dropped, so their locks lapse for another worker to take them) and resolves at once.
    */
   close(graceMs: number): Promise<void>;
 }
