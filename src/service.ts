@@ -5,7 +5,7 @@ import { boardFor } from './admin/board.js';
 import { createApp } from './api/app.js';
 import { answerClientErrors } from './api/client-errors.js';
 import { composeProcess } from './composition.js';
-import type { Config } from './config.js';
+import { type Config, listenerOrigin } from './config.js';
 import { runMigrations } from './db/migrate.js';
 import { type Demo, demoEnabled, prepareDemo } from './demo.js';
 import { startWorkers } from './jobs/workers/engine.js';
@@ -55,6 +55,7 @@ export async function startService(
   const https = createHttpsServer({ cert: tls.cert, key: tls.key }, app);
   answerClientErrors(https);
   const httpsPort = await listen(https, config.PORT, config.HOST);
+  system.links.listeningAt(listenerOrigin(config, httpsPort));
   logger.info(
     { host: config.HOST ?? 'every interface', port: httpsPort, certificate: tls.origin },
     'serving HTTPS',

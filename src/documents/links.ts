@@ -10,10 +10,17 @@ import { type Config, listenerOrigin } from '../config.js';
 export class DocumentLinks {
   readonly #key: Buffer;
   readonly #options: LinkOptions;
+  #localOrigin: string;
 
   constructor(appSecret: string, options: LinkOptions) {
     this.#key = Buffer.from(hkdfSync('sha256', appSecret, 'rebuttal', 'document-links v1', 32));
     this.#options = options;
+    this.#localOrigin = options.localOrigin;
+  }
+
+  /** The listener once it listens: with PORT 0 its port is known only then. */
+  listeningAt(localOrigin: string): void {
+    this.#localOrigin = localOrigin;
   }
 
   /**
@@ -22,8 +29,8 @@ export class DocumentLinks {
    * have links handed out that point elsewhere.
    */
   url(documentId: string, now = new Date()): string {
-    const { publicUrl, localOrigin, ttlSeconds } = this.#options;
-    const origin = publicUrl ?? localOrigin;
+    const { publicUrl, ttlSeconds } = this.#options;
+    const origin = publicUrl ?? this.#localOrigin;
     const expires = Math.floor(now.getTime() / 1000) + ttlSeconds;
     const query = new URLSearchParams({
       expires: String(expires),

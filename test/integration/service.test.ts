@@ -211,6 +211,19 @@ describe('startService', () => {
       .toBe('submitted');
   });
 
+  it('links documents at the port it listens on (PORT=0: any free one), whatever the Host header', async () => {
+    await expect
+      .poll(async () => (await get(true, service.httpsPort, `/v1/disputes/${interrupted}`)).body.state, {
+        timeout: 10_000,
+      })
+      .toBe('submitted');
+    const answer = await get(true, service.httpsPort, `/v1/disputes/${interrupted}/response`, {
+      host: 'attacker.example',
+    });
+    expect(answer.status).toBe(200);
+    expect(new URL(String(answer.body.response_url)).origin).toBe(`https://localhost:${service.httpsPort}`);
+  });
+
   // All of 127.0.0.0/8 is this machine's loopback: a listener bound to 127.0.0.1 alone refuses 127.0.0.2,
   // one on every interface takes it.
   it('listens on every interface with DATABASE_URL and HOST unset', async () => {
