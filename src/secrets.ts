@@ -37,13 +37,16 @@ interface Parsed {
  */
 export class SecretBox {
   readonly #appSecret: string;
+  /** APP_SECRET, then APP_SECRET_PREVIOUS when set. */
+  readonly #secrets: string[];
   /** The current key first: it alone seals. */
   readonly #keys: Buffer[];
   readonly #hashKeys = new Map<string, Buffer>();
 
   constructor(appSecret: string, previousSecret?: string) {
     this.#appSecret = appSecret;
-    this.#keys = [appSecret, ...(previousSecret === undefined ? [] : [previousSecret])].map((secret) =>
+    this.#secrets = [appSecret, ...(previousSecret === undefined ? [] : [previousSecret])];
+    this.#keys = this.#secrets.map((secret) =>
       Buffer.from(hkdfSync('sha256', secret, 'rebuttal', 'secret-box v1', 32)),
     );
   }
@@ -54,10 +57,24 @@ export class SecretBox {
    * against guesses, and a hash made for one purpose says nothing about another.
    */
   keyedHash(purpose: string, value: string): string {
-    let key = this.#hashKeys.get(purpose);
+    return this.#hash(this.#appSecret, purpose, value);
+  }
+
+  /**
+   * `keyedHash` under the current APP_SECRET and, while it is set, APP_SECRET_PREVIOUS: what finds a
+   * record whose hash was made before the secret was replaced (a hash cannot be made again without its
+   * value, so `secrets reseal` cannot bring it under the new secret).
+   */
+  keyedHashes(purpose: string, value: string): string[] {
+    return this.#secrets.map((secret) => this.#hash(secret, purpose, value));
+  }
+
+  #hash(secret: string, purpose: string, value: string): string {
+    const name = `${purpose}\u0000${secret === this.#appSecret ? 'current' : 'previous'}`;
+    let key = this.#hashKeys.get(name);
     if (!key) {
-      key = Buffer.from(hkdfSync('sha256', this.#appSecret, 'rebuttal', purpose, 32));
-      this.#hashKeys.set(purpose, key);
+      key = Buffer.from(hkdfSync('sha256', secret, 'rebuttal', purpose, 32));
+      this.#hashKeys.set(name, key);
     }
     return createHmac('sha256', key).update(value, 'utf8').digest('hex');
   }

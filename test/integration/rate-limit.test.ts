@@ -292,6 +292,23 @@ describe('refused API keys, per client address (docs/api.md, "Limits")', () => {
       401, 401, 401,
     ]);
   });
+  it('takes no token for a lookup that failed: an outage does not use up an address', async () => {
+    const call = await serve(limitsWith({ RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: 3 }));
+    const from = '203.0.113.40';
+    // Postgres away: every lookup fails (the answer says so; the key was never refused).
+    const lookups = vi.spyOn(api.deps.keys, 'resolve').mockRejectedValue(new Error('connection lost'));
+    try {
+      for (let index = 0; index < 6; index++) {
+        expect((await call('/v1/disputes', { key: (await api.createOrg()).test_key, from })).status).not.toBe(
+          429,
+        );
+      }
+    } finally {
+      lookups.mockRestore();
+    }
+    const org = await api.createOrg();
+    expect((await call('/v1/disputes', { key: org.test_key, from })).status).toBe(200);
+  });
 });
 
 describe('GET /readyz, per client address (docs/api.md, "Limits")', () => {

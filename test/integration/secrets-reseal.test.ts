@@ -1,6 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectedAccounts, personalDataRequests, webhookEndpoints } from '../../src/db/schema/index.js';
+import { carryOutRemoval, requestRemoval } from '../../src/features/personal-data/removal.js';
+import { retrievePersonalData } from '../../src/features/personal-data/retrieval.js';
 import { resealAll } from '../../src/features/secrets/reseal.js';
 import { sealedAt } from '../../src/features/secrets/sealed-columns.js';
 import { SecretBox } from '../../src/secrets.js';
@@ -151,5 +153,35 @@ describe('npm run cli -- secrets reseal', () => {
     expect(stderr.trim()).toBe(
       'error: 1 sealed value(s) open under neither APP_SECRET nor APP_SECRET_PREVIOUS; they were left as they are',
     );
+  });
+});
+
+describe('personal data across a change of APP_SECRET', () => {
+  it("removes the person's exports made under the previous APP_SECRET while it is set", async () => {
+    const org = await api.createOrg();
+    const tenant = { orgId: org.org, livemode: false };
+    const person = {
+      email: 'grace@example.com',
+      name: 'Grace Hopper',
+      notification_email: 'dpo@shop.example',
+    };
+    const before = await retrievePersonalData(
+      { db: api.db.db, secrets: new SecretBox(secretA()) },
+      tenant,
+      person,
+    );
+    expect(before.export).not.toBeNull();
+
+    const deps = { db: api.db.db, secrets: new SecretBox(secretB, secretA()) };
+    const removal = await requestRemoval({ ...deps, removals: { dispatch: async () => {} } }, tenant, person);
+    expect(await carryOutRemoval(deps, removal.id)).toMatchObject({
+      status: 'removed',
+      summary: { exports: 1 },
+    });
+    const [after] = await api.db.db
+      .select({ export: personalDataRequests.export })
+      .from(personalDataRequests)
+      .where(eq(personalDataRequests.id, before.id));
+    expect(after).toEqual({ export: null });
   });
 });

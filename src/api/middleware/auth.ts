@@ -8,7 +8,7 @@ import { byClientAddress, type Subject, spend } from './rate-limit.js';
 /**
  * HTTP Basic with the API key as user name; a password, if any, is ignored (docs/api.md, "Conventions").
  * A key this process has resolved lately answers from memory. Any other costs a lookup in Postgres, so its
- * client's address pays a token of `failures` first and gets it back when the key is right: an address
+ * client's address pays a token of `failures` first and gets it back unless the key is refused: an address
  * that has used up its refused keys gets 429 before Postgres is asked (docs/api.md, "Limits").
  */
 export function authenticate(keys: KeyResolver, failures: Budget) {
@@ -21,9 +21,16 @@ export function authenticate(keys: KeyResolver, failures: Budget) {
     if (!principal) {
       const address = byClientAddress(req, res);
       await spend(failures, address, res);
-      principal = await keys.resolve(key);
-      if (!principal) throw refused(res, 'Invalid API key provided.');
-      void failures.limiter.charge(address, -1);
+      let resolved: Principal | null | undefined;
+      try {
+        resolved = await keys.resolve(key);
+      } finally {
+        // Only a refused key keeps its token: a right one, or a lookup that failed (Postgres away), gives
+        // it back, so an outage cannot use up a merchant's address.
+        if (resolved !== null) void failures.limiter.charge(address, -1);
+      }
+      if (!resolved) throw refused(res, 'Invalid API key provided.');
+      principal = resolved;
     }
     res.locals.principal = principal;
     next();

@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, isNull, lt, ne, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, lt, ne, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db, Tx } from '../../db/client.js';
 import { anyOf } from '../../db/schema/columns.js';
@@ -21,7 +21,14 @@ import { rerenderDocuments } from '../responses/documents.js';
 import { sealedAt } from '../secrets/sealed-columns.js';
 import { ownedBy, type Tenant } from '../tenancy.js';
 import type { PersonalDataRequestRow } from './requests.js';
-import { lockPerson, now, type PersonalDataDeps, personHashes, recordRequest } from './retrieval.js';
+import {
+  lockPerson,
+  now,
+  type PersonalDataDeps,
+  personEmailHashes,
+  personHashes,
+  recordRequest,
+} from './retrieval.js';
 import { findHeld, type Held } from './search.js';
 
 /**
@@ -123,8 +130,10 @@ export async function carryOutRemoval(deps: PersonalDataDeps, requestId: string)
     const person = personOf(subject);
     const tenant = { orgId: request.orgId, livemode: request.livemode };
     // No export of the person is being made meanwhile: one made before is deleted below, one after finds
-    // nothing left.
-    await lockPerson(tx, tenant, request.emailHash);
+    // nothing left. The lock is named by the hash a retrieve makes now, whatever secret the removal's
+    // own hash was made under; its requests are found under every hash they may carry.
+    await lockPerson(tx, tenant, personHashes(deps.secrets, person).emailHash);
+    const others = othersOf(request, personEmailHashes(deps.secrets, person));
 
     const first = await findHeld(tx, tenant, person, true);
     const touched = touchedBy(first);
@@ -151,13 +160,7 @@ export async function carryOutRemoval(deps: PersonalDataDeps, requestId: string)
     const exports = await tx
       .update(personalDataRequests)
       .set({ export: null })
-      .where(
-        and(
-          othersOf(request),
-          eq(personalDataRequests.kind, 'retrieve'),
-          isNotNull(personalDataRequests.export),
-        ),
-      )
+      .where(and(others, eq(personalDataRequests.kind, 'retrieve'), isNotNull(personalDataRequests.export)))
       .returning({ id: personalDataRequests.id });
     // Removals still waiting keep theirs: the operator confirms each removal to its address once done.
     await tx
@@ -165,7 +168,7 @@ export async function carryOutRemoval(deps: PersonalDataDeps, requestId: string)
       .set({ notificationEmail: null })
       .where(
         and(
-          othersOf(request),
+          others,
           isNotNull(personalDataRequests.completedAt),
           isNotNull(personalDataRequests.notificationEmail),
         ),
@@ -183,10 +186,10 @@ export async function carryOutRemoval(deps: PersonalDataDeps, requestId: string)
  * The person's other requests in the request's tenant: all made before the removal runs, those made
  * while it waited included (their exports hold what it removes).
  */
-function othersOf(request: PersonalDataRequestRow) {
+function othersOf(request: PersonalDataRequestRow, emailHashes: string[]) {
   return and(
     ownedBy(personalDataRequests, { orgId: request.orgId, livemode: request.livemode }),
-    eq(personalDataRequests.emailHash, request.emailHash),
+    inArray(personalDataRequests.emailHash, emailHashes),
     ne(personalDataRequests.id, request.id),
   );
 }

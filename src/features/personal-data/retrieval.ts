@@ -37,6 +37,11 @@ export function personHashes(secrets: SecretBox, person: Person) {
   };
 }
 
+/** The email hashes the person's requests may carry: under APP_SECRET and, while set, the previous one. */
+export function personEmailHashes(secrets: SecretBox, person: Person): string[] {
+  return secrets.keyedHashes(hashPurpose, `email:${person.email}`);
+}
+
 export async function retrievePersonalData(
   deps: PersonalDataDeps,
   tenant: Tenant,
