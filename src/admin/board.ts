@@ -41,7 +41,12 @@ export function adminBoard(
     options: { uiConfig: { boardTitle: 'Rebuttal queues' } },
   });
   const router = express.Router();
-  router.use(boardPolicy, basicAuth(credentials, guard), logActions(credentials.user, options.logger));
+  router.use(
+    boardPolicy,
+    basicAuth(credentials, guard),
+    logActions(credentials.user, options.logger),
+    refuseCrossSite,
+  );
   // Bull Board's own read-only mode hides the buttons and refuses most actions; this refuses them all.
   if (options.readOnly) router.use(refuseActions);
   router.use(serverAdapter.getRouter() as RequestHandler);
@@ -93,6 +98,34 @@ function logActions(user: string, logger: Logger): RequestHandler {
     }
     next();
   };
+}
+
+/**
+ * A page of another site can make the operator's browser post a form to the board with the Basic
+ * credentials it remembers (a job added to a queue): an action whose `Origin` is not the board's own host
+ * is refused. The board's own page sends its own origin; tools such as curl send none.
+ */
+function refuseCrossSite(req: Request, res: Response, next: NextFunction): void {
+  const origin = req.headers.origin;
+  if (!isAction(req) || origin === undefined || hostOf(origin) === req.headers.host) {
+    next();
+    return;
+  }
+  res.status(400).json({
+    error: {
+      status: 400,
+      type: 'invalid_request',
+      message: `Bull Board takes actions from its own pages only: Origin ${JSON.stringify(origin)} is another site.`,
+    },
+  });
+}
+
+function hostOf(origin: string): string | undefined {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return undefined;
+  }
 }
 
 function refuseActions(req: Request, res: Response, next: NextFunction): void {

@@ -43,8 +43,19 @@ const basic = (credentials: string) => ({
 const operator = basic('operator:the right password');
 const board = (headers: Record<string, string> = {}) =>
   api.call('GET', '/admin/queues/api/queues', { headers });
-const onBoard = (server: ListeningServer, method: string, path: string) =>
-  rawCall({ secure: true, port: server.port, method, path: `/admin/queues${path}`, headers: operator });
+const onBoard = (
+  server: ListeningServer,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+) =>
+  rawCall({
+    secure: true,
+    port: server.port,
+    method,
+    path: `/admin/queues${path}`,
+    headers: { ...operator, ...headers },
+  });
 
 /** The log lines with message `msg`, parsed. */
 const linesOf = (msg: string) =>
@@ -78,6 +89,25 @@ describe('Bull Board actions', () => {
       expect.objectContaining({ path: '/admin/queues/api/queues/deadline/resume', status: 200 }),
     ]);
     expect(logs.text()).not.toContain('the right password');
+  });
+
+  it("are refused from another site's page, which the operator's browser would send them from", async () => {
+    for (const origin of ['https://evil.example', 'null']) {
+      const refused = await onBoard(acting, 'PUT', '/api/queues/deadline/pause', { origin });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual({
+        error: {
+          status: 400,
+          type: 'invalid_request',
+          message: `Bull Board takes actions from its own pages only: Origin "${origin}" is another site.`,
+        },
+      });
+      expect(await api.queues.byName.deadline.isPaused()).toBe(false);
+    }
+    const own = { origin: `https://127.0.0.1:${acting.port}` };
+    expect((await onBoard(acting, 'PUT', '/api/queues/deadline/pause', own)).status).toBe(200);
+    expect((await onBoard(acting, 'PUT', '/api/queues/deadline/resume', own)).status).toBe(200);
+    expect(await api.queues.byName.deadline.isPaused()).toBe(false);
   });
 
   it('are refused when the board is read-only (ADMIN_READONLY), which still shows the queues', async () => {
