@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import type { AppDeps } from './api/endpoint.js';
 import { type Config, documentLimits, listenerOrigin } from './config.js';
 import { type Database, type Db, openDatabase } from './db/client.js';
@@ -27,6 +26,7 @@ import { createAdapterRegistry } from './processors/registry.js';
 import { rateLimitsOf } from './rate-limits.js';
 import { readinessOf } from './readiness.js';
 import { connectRedis } from './redis.js';
+import { openRedis, type RedisClient, redisTargetOf, refuseClusterNode } from './redis-connection.js';
 import { watchRedis } from './redis-watch.js';
 import { loadAppSecret, SecretBox } from './secrets.js';
 
@@ -96,7 +96,7 @@ export function secretsFor(
 export interface ApiParts {
   deps: AppDeps;
   /** A request-path connection (src/redis.ts): rate limits, readiness, the operators' sign-in guard. */
-  redis: Redis;
+  redis: RedisClient;
 }
 
 /** Everything a long-running process (web, worker) opens at start, closed together by `close()`. */
@@ -135,11 +135,21 @@ export async function composeProcess(
   }
   const database = test.database ?? (await openDatabase(config));
   // One watch over every Redis connection of the process: an outage is two lines, not one per retry.
-  const watch = watchRedis(config.REDIS_URL, logger);
-  const queues = openQueues({ redisUrl: config.REDIS_URL, prefix: config.QUEUE_PREFIX }, watch);
+  const target = redisTargetOf(config);
+  const watch = watchRedis(target, logger);
+  if (config.queuePrefixTagged) {
+    logger.info(
+      { queuePrefix: config.QUEUE_PREFIX },
+      'QUEUE_PREFIX was given a hash tag: on a Redis Cluster every key of the service must share one slot',
+    );
+  }
+  const queues = openQueues({ redis: target, prefix: config.QUEUE_PREFIX }, watch);
+  // A REDIS_URL at a cluster node would take work and never do it: one line instead (unless Redis is away).
+  const probe = watch.client(openRedis(target, 'producer'));
+  await watch.unlessAway(refuseClusterNode(probe, target)).finally(() => probe.disconnect());
   const { secrets, links } = await loadSecrets(config);
   // Rate limits and circuit breakers of processor accounts, shared by every process through Redis.
-  const guardRedis = connectRedis(config.REDIS_URL, logger, watch);
+  const guardRedis = connectRedis(target, logger, watch);
   const context = { logger, guards: new AccountGuards(guardRedis, config.QUEUE_PREFIX, logger) };
   const adapters = createAdapterRegistry({ context, ...mockAdapter(config, test) });
   const infrastructure = { database, queues, adapters, secrets, links, logger, config };
@@ -154,7 +164,7 @@ export async function composeProcess(
     async openApi() {
       const keys = new KeyResolver(database, config.KEY_CACHE_SECONDS * 1000);
       await keys.listen();
-      const redis = connectRedis(config.REDIS_URL, logger, watch);
+      const redis = connectRedis(target, logger, watch);
       closeApi.push(async () => {
         await keys.close();
         redis.disconnect();

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import type { DocumentLimits } from './domain/document-size.js';
 import { type QueueName, queueNames } from './queue-names.js';
+import { withHashTag } from './redis-connection.js';
 
 /**
  * The one read of process.env. Every setting is documented in the configuration table (docs/operations.md, "Configuration") with its
@@ -37,6 +38,32 @@ const workerList = z
     }
     return names as QueueName[];
   });
+
+/** `host:port,host:port,…` (a name, an IPv4 address, or an IPv6 one in brackets): Redis nodes or sentinels. */
+const nodeList = (name: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value, context) => {
+      if (!value?.trim()) return undefined;
+      const nodes = value.split(',').map((entry) => {
+        const match = /^\s*(\[[0-9a-f:.]+\]|[^\s:[\]]+):(\d{1,5})\s*$/i.exec(entry);
+        const port = Number(match?.[2]);
+        return match?.[1] && port > 0 && port < 65536
+          ? { host: match[1].replace(/^\[|\]$/g, ''), port }
+          : undefined;
+      });
+      if (nodes.every((node) => node !== undefined)) return nodes as { host: string; port: number }[];
+      context.addIssue({
+        code: 'custom',
+        message: `${name}: expected host:port,host:port,…; got '${value}'`,
+      });
+      return z.NEVER;
+    });
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => value || undefined);
 
 /**
  * Which proxies' forwarding headers count (docs/operations.md, "A deployment"): `true` those on loopback
@@ -91,6 +118,19 @@ const settings = z.object({
   DATA_DIR: z.string().default('./.data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+  /** The seed nodes of a Redis Cluster; when set, it replaces REDIS_URL (src/redis-connection.ts). */
+  REDIS_CLUSTER_NODES: nodeList('REDIS_CLUSTER_NODES'),
+  /** Sentinels that name the master REDIS_SENTINEL_NAME; when set, they replace REDIS_URL. */
+  REDIS_SENTINELS: nodeList('REDIS_SENTINELS'),
+  REDIS_SENTINEL_NAME: optionalText,
+  REDIS_SENTINEL_PASSWORD: optionalText,
+  /** The user and password of cluster nodes and of a sentinel-managed master (REDIS_URL carries its own). */
+  REDIS_USERNAME: optionalText,
+  REDIS_PASSWORD: optionalText,
+  /** TLS to cluster nodes, sentinels and their master (REDIS_URL says it with `rediss://`). */
+  REDIS_TLS: flag,
+  /** A private CA's PEM, trusted for every TLS connection to Redis. */
+  REDIS_CA_FILE: optionalText,
   /** Prefix of every Redis key the service writes (may carry a {hash tag} for Redis Cluster). */
   QUEUE_PREFIX: z.string().min(1).default('rebuttal'),
   /** Requests a second per API key, with bursts of twice that (docs/api.md, "Limits"). */
@@ -199,9 +239,14 @@ const settings = z.object({
 /** Settings whose default depends on another: resolved once here, so every reader sees one value. */
 const resolved = settings.transform((values) => {
   const HOST = values.HOST ?? (values.DATABASE_URL ? undefined : '127.0.0.1');
+  // On a cluster every key must share a slot: the prefix carries a hash tag (src/redis-connection.ts).
+  const QUEUE_PREFIX = values.REDIS_CLUSTER_NODES ? withHashTag(values.QUEUE_PREFIX) : values.QUEUE_PREFIX;
   return {
     ...values,
     HOST,
+    QUEUE_PREFIX,
+    /** Whether QUEUE_PREFIX was given a hash tag here, which the process says once at start. */
+    queuePrefixTagged: QUEUE_PREFIX !== values.QUEUE_PREFIX,
     WEBHOOK_ALLOW_PRIVATE: values.WEBHOOK_ALLOW_PRIVATE ?? (!values.DATABASE_URL && isLoopback(HOST)),
   };
 });
@@ -257,5 +302,33 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (Boolean(parsed.data.TLS_CERT_FILE) !== Boolean(parsed.data.TLS_KEY_FILE)) {
     throw new Error('invalid configuration: set both TLS_CERT_FILE and TLS_KEY_FILE, or neither');
   }
+  const redisProblem = redisContradiction(parsed.data);
+  if (redisProblem) throw new Error(`invalid configuration: ${redisProblem}`);
   return parsed.data;
+}
+
+/** Redis settings that cannot all hold (docs/operations.md "Configuration"): said in one line. */
+function redisContradiction(config: z.infer<typeof settings>): string | undefined {
+  const cluster = config.REDIS_CLUSTER_NODES !== undefined;
+  const sentinels = config.REDIS_SENTINELS !== undefined;
+  if (cluster && sentinels) return 'set REDIS_CLUSTER_NODES or REDIS_SENTINELS, not both';
+  if (sentinels && !config.REDIS_SENTINEL_NAME) {
+    return 'REDIS_SENTINELS needs REDIS_SENTINEL_NAME, the name the sentinels monitor the master under';
+  }
+  if (!sentinels && (config.REDIS_SENTINEL_NAME || config.REDIS_SENTINEL_PASSWORD)) {
+    return 'REDIS_SENTINEL_NAME and REDIS_SENTINEL_PASSWORD need REDIS_SENTINELS';
+  }
+  if (cluster || sentinels) {
+    return config.REDIS_CA_FILE && !config.REDIS_TLS ? 'REDIS_CA_FILE needs REDIS_TLS=true' : undefined;
+  }
+  if (config.REDIS_USERNAME || config.REDIS_PASSWORD) {
+    return 'REDIS_USERNAME and REDIS_PASSWORD are for REDIS_CLUSTER_NODES and REDIS_SENTINELS; put them in REDIS_URL (redis://user:password@host:port)';
+  }
+  if (config.REDIS_TLS) {
+    return 'REDIS_TLS is for REDIS_CLUSTER_NODES and REDIS_SENTINELS; for REDIS_URL write rediss://';
+  }
+  if (config.REDIS_CA_FILE && !config.REDIS_URL.startsWith('rediss://')) {
+    return 'REDIS_CA_FILE needs TLS: a rediss:// REDIS_URL, or REDIS_TLS=true with cluster nodes or sentinels';
+  }
+  return undefined;
 }

@@ -3,9 +3,15 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
-import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
+import {
+  openRedis,
+  type RedisTarget,
+  type RedisTargetSettings,
+  redisAt,
+  redisTargetOf,
+} from './redis-connection.js';
 import { generatedSecret } from './secrets.js';
 import { within } from './time-limit.js';
 
@@ -27,16 +33,19 @@ const loopbackHosts = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
  * password REDIS_URL gives or else one generated once in DATA_DIR/redis-password (0600): loopback is
  * shared by every user and program of the machine, and whoever writes to the queues runs jobs as the
  * service. Otherwise start fails with what to do. Only the zero-configuration start (no DATABASE_URL) calls this: in a deployment
- * Redis is a service of its own (docs/operations.md, "Faults").
+ * Redis is a service of its own (docs/operations.md, "Faults"), and so is a cluster or a Sentinel group
+ * (REDIS_CLUSTER_NODES, REDIS_SENTINELS), which is never started here.
  */
 export async function provideRedis(
-  config: Pick<Config, 'REDIS_URL' | 'DATA_DIR'>,
+  config: RedisTargetSettings & Pick<Config, 'DATA_DIR'>,
   logger: Logger,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<ProvidedRedis> {
+  const target = redisTargetOf(config);
+  if (target.kind !== 'url') return { url: config.REDIS_URL, managedPid: undefined, close: async () => {} };
   const url = new URL(config.REDIS_URL);
   const where = `${url.hostname}:${url.port || 6379}`;
-  const found = await probe(config.REDIS_URL);
+  const found = await probe(target);
   if (found === 'redis') return { url: config.REDIS_URL, managedPid: undefined, close: async () => {} };
   if (found !== 'nothing') {
     throw new Error(
@@ -93,14 +102,14 @@ export async function provideRedis(
     { stdio: ['pipe', 'ignore', 'ignore'], detached: true },
   );
   const exited = once(guard, 'exit');
-  if (!(await startedAnswering(managed.href, guard))) {
+  if (!(await startedAnswering(redisAt(managed.href), guard))) {
     guard.stdin?.end();
     await within(exited, 5000, 'the redis-server').catch(() => guard.kill('SIGKILL'));
     throw new Error(
       `a redis-server was started on ${where} but did not answer; see ${join(dir, 'redis.log')}`,
     );
   }
-  const serverPid = await serverPidOf(managed.href);
+  const serverPid = await serverPidOf(redisAt(managed.href));
   logger.info({ address: where, dir, pid: serverPid }, 'started a managed redis-server');
   return {
     url: managed.href,
@@ -116,21 +125,23 @@ export async function provideRedis(
 }
 
 /**
- * REDIS_URL as a command of the CLI reaches Redis beside `npm start`: with the managed redis-server's
+ * Redis as a command of the CLI reaches it beside `npm start`: REDIS_URL with the managed redis-server's
  * generated password when REDIS_URL names none, one was generated, and no Redis without a password
- * answers there (one of the operator's own).
+ * answers there (one of the operator's own); otherwise the target the settings describe.
  */
-export async function redisUrlFor(
-  config: Pick<Config, 'REDIS_URL' | 'DATA_DIR' | 'DATABASE_URL'>,
-): Promise<string> {
+export async function redisTargetFor(
+  config: RedisTargetSettings & Pick<Config, 'DATA_DIR' | 'DATABASE_URL'>,
+): Promise<RedisTarget> {
+  const target = redisTargetOf(config);
+  if (target.kind !== 'url') return target;
   const url = new URL(config.REDIS_URL);
-  if (config.DATABASE_URL || url.password || !loopbackHosts.has(url.hostname)) return config.REDIS_URL;
+  if (config.DATABASE_URL || url.password || !loopbackHosts.has(url.hostname)) return target;
   const password = await readFile(join(config.DATA_DIR, passwordFile), 'utf8').then(
     (text) => text.trim(),
     () => undefined,
   );
-  if (!password || (await probe(config.REDIS_URL)) === 'redis') return config.REDIS_URL;
-  return withPassword(url, password).href;
+  if (!password || (await probe(target)) === 'redis') return target;
+  return { ...target, url: withPassword(url, password).href };
 }
 
 /** Where the zero-configuration start keeps the managed redis-server's password, in DATA_DIR. */
@@ -146,14 +157,8 @@ function withPassword(url: URL, password: string): URL {
  * What answers at the URL: a usable Redis; nothing (no connection could be made); or something that took
  * the connection but is no Redis this service can use (said how: no answer, a refusal of the password).
  */
-async function probe(url: string): Promise<'redis' | 'nothing' | string> {
-  const redis = new Redis(url, {
-    lazyConnect: true,
-    connectTimeout: 1000,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-    enableOfflineQueue: false,
-  });
+async function probe(target: RedisTarget): Promise<'redis' | 'nothing' | string> {
+  const redis = openRedis(target, 'probe');
   let connected = false;
   redis.on('connect', () => {
     connected = true;
@@ -174,20 +179,21 @@ async function probe(url: string): Promise<'redis' | 'nothing' | string> {
   }
 }
 
-async function startedAnswering(url: string, guard: ChildProcess): Promise<boolean> {
+async function startedAnswering(target: RedisTarget, guard: ChildProcess): Promise<boolean> {
   for (let tries = 0; tries < 100; tries++) {
     if (guard.exitCode !== null) return false;
-    if ((await probe(url)) === 'redis') return true;
+    if ((await probe(target)) === 'redis') return true;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return false;
 }
 
 /** The pid the answering server reports, for the log (the guard's own pid is the shell's). */
-async function serverPidOf(url: string): Promise<number | undefined> {
-  const redis = new Redis(url, { maxRetriesPerRequest: 0, connectTimeout: 1000 });
+async function serverPidOf(target: RedisTarget): Promise<number | undefined> {
+  const redis = openRedis(target, 'probe');
   redis.on('error', () => {});
   try {
+    await redis.connect();
     const info = await redis.info('server');
     return Number(/process_id:(\d+)/.exec(info)?.[1]) || undefined;
   } catch {

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { Redis } from 'ioredis';
 import { addressBlock } from './api/middleware/client-address.js';
+import type { RedisClient } from './redis-connection.js';
 
 /**
  * The operators' sign-in (src/operators.ts says who they are): HTTP Basic and a guard against guessing,
@@ -28,7 +28,7 @@ export interface SignInGuard {
  * `maxFailures` in the window, the address is refused without a check. Like the API's rate limits it
  * fails open: a Redis outage must not lock on-call out.
  */
-export function signInGuard(redis: Redis, prefix: string): SignInGuard {
+export function signInGuard(redis: RedisClient, prefix: string): SignInGuard {
   const key = (address: string) => `${prefix}:admin-attempts:${address}`;
   return {
     async attempt(address) {

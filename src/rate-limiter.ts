@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 import type { Logger } from './logger.js';
+import type { RedisClient } from './redis-connection.js';
 
 /**
  * A token bucket in Redis, refilled at `rate` a second up to `capacity`, timed by Redis's own clock so that
@@ -63,7 +63,7 @@ export class RateLimiter {
   private lastWarning = 0;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     readonly perSecond: number,
     private readonly logger: Logger,

@@ -1,7 +1,7 @@
-import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import { RateLimiter } from './rate-limiter.js';
+import type { RedisClient } from './redis-connection.js';
 
 /** A limit of the API and what a client is told once it has run out (docs/api.md, "Limits"). */
 export interface Budget {
@@ -36,7 +36,7 @@ export type RateLimitSettings = Pick<
   | 'RATE_LIMIT_READYZ_PER_SECOND'
 >;
 
-export function rateLimitsOf(redis: Redis, config: RateLimitSettings, logger: Logger): RateLimits {
+export function rateLimitsOf(redis: RedisClient, config: RateLimitSettings, logger: Logger): RateLimits {
   const prefix = config.QUEUE_PREFIX;
   const perSecond = (name: string, rate: number) =>
     new RateLimiter(redis, name ? `${prefix}:${name}` : prefix, rate, logger);

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import type { Redis } from 'ioredis';
 import type { Db } from './db/client.js';
+import type { RedisClient } from './redis-connection.js';
 import { TimeLimitError, within } from './time-limit.js';
 
 /**
@@ -19,7 +19,7 @@ export interface Readiness {
 /** Long enough for a healthy dependency under load; short enough for a load balancer's probe. */
 const checkTimeoutMs = 2000;
 
-export function readinessOf(deps: { db: Db; redis: Redis }): Readiness {
+export function readinessOf(deps: { db: Db; redis: RedisClient }): Readiness {
   return {
     async check() {
       const [postgres, redis] = await Promise.all([

@@ -1,5 +1,6 @@
-import type { Redis } from 'ioredis';
+import { Cluster, type Redis } from 'ioredis';
 import type { Logger } from './logger.js';
+import { describeRedis, type RedisClient, type RedisTarget } from './redis-connection.js';
 
 /** Anything that reports failures as 'error' events: BullMQ's Queue, Worker and QueueEvents. */
 export interface ErrorSource {
@@ -21,11 +22,13 @@ const connectionProblem =
  * CLI command, which says what failed in its own words).
  */
 export class RedisWatch {
-  readonly #clients = new Set<Redis>();
+  readonly #clients = new Set<RedisClient>();
   readonly #backListeners: Array<() => void> = [];
   readonly #awayListeners: Array<() => void> = [];
   #awaySince: number | undefined;
   #closed = false;
+  /** The master a Sentinel named at the last connection made (`host:port`), to tell a failover once. */
+  #master: string | undefined;
 
   constructor(private readonly report?: { logger: Logger; address: string }) {}
 
@@ -34,13 +37,18 @@ export class RedisWatch {
     return this.#awaySince !== undefined;
   }
 
-  /** Hears a client's errors and readiness, and those of every copy made of it (`duplicate`). */
-  client<T extends Redis>(redis: T): T {
+  /**
+   * Hears a client's errors and readiness, and those of every copy made of it (`duplicate`). A cluster's
+   * failures of one node come as 'node error'; the cluster itself is ready while its slots are served.
+   */
+  client<T extends RedisClient>(redis: T): T {
     this.#clients.add(redis);
     redis.on('error', (error: Error) => this.#heard(error));
+    if (isCluster(redis)) redis.on('node error', (error: Error) => this.#heard(error));
     redis.on('ready', () => {
       // BullMQ ends and reconnects some copies (a blocked connection reset): tracked again once back.
       this.#clients.add(redis);
+      if (!isCluster(redis) && redis.options.sentinels) this.#masterAt(redis);
       this.#answered();
     });
     redis.on('end', () => {
@@ -90,6 +98,19 @@ export class RedisWatch {
     this.#closed = true;
   }
 
+  /** One line when a Sentinel-managed connection finds the master elsewhere than the last one did. */
+  #masterAt(redis: Redis): void {
+    const address = redis.stream && `${redis.stream.remoteAddress}:${redis.stream.remotePort}`;
+    if (!address || address === this.#master) return;
+    const before = this.#master;
+    this.#master = address;
+    if (before === undefined || this.#closed) return;
+    this.report?.logger.warn(
+      { address: this.report.address, from: before, to: address },
+      'Redis master changed: the sentinels named a new master',
+    );
+  }
+
   #connecting(): boolean {
     return [...this.#clients].some((client) => !settled.has(client.status));
   }
@@ -123,18 +144,23 @@ export class RedisWatch {
   }
 }
 
+const isCluster = (redis: RedisClient): redis is Cluster => redis instanceof Cluster;
+
 /** Calls `hear` with every copy made of `redis`: BullMQ copies a connection for its blocking reads. */
-export function eachCopy(redis: Redis, hear: (copy: Redis) => void): void {
-  const duplicate = redis.duplicate.bind(redis);
-  redis.duplicate = ((...args: Parameters<Redis['duplicate']>) => {
+export function eachCopy<T extends RedisClient>(redis: T, hear: (copy: T) => void): void {
+  const copyable = redis as unknown as { duplicate: (...args: unknown[]) => T };
+  const duplicate = copyable.duplicate.bind(redis);
+  copyable.duplicate = (...args: unknown[]) => {
     const copy = duplicate(...args);
     hear(copy);
     return copy;
-  }) as Redis['duplicate'];
+  };
 }
 
-/** The watch of a process that logs: the address only (host:port), never the password. */
-export function watchRedis(url: string, logger: Logger): RedisWatch {
-  const parsed = new URL(url);
-  return new RedisWatch({ logger, address: `${parsed.hostname}:${parsed.port || 6379}` });
+/**
+ * The watch of a process that logs, naming where Redis is without a password: host:port, a cluster's
+ * nodes, or the sentinels and the master's name.
+ */
+export function watchRedis(target: RedisTarget, logger: Logger): RedisWatch {
+  return new RedisWatch({ logger, address: describeRedis(target) });
 }

@@ -4,12 +4,12 @@ import { ExpressAdapter } from '@bull-board/express';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import express from 'express';
 import helmet from 'helmet';
-import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import type { Queues } from '../jobs/catalog.js';
 import type { Logger } from '../logger.js';
 import { basicAuth, type SignInGuard, signInGuard } from '../operator-sign-in.js';
 import { queueNames } from '../queue-names.js';
+import type { RedisClient } from '../redis-connection.js';
 
 export const boardPath = '/admin/queues';
 
@@ -152,7 +152,7 @@ function refuseActions(req: Request, res: Response, next: NextFunction): void {
 export function boardFor(
   config: Pick<Config, 'ADMIN_USER' | 'ADMIN_PASSWORD' | 'ADMIN_READONLY' | 'QUEUE_PREFIX'>,
   queues: Queues,
-  redis: Redis,
+  redis: RedisClient,
   logger: Logger,
 ): { path: string; handler: RequestHandler } | undefined {
   if (!config.ADMIN_USER || !config.ADMIN_PASSWORD) {

@@ -16,7 +16,7 @@ import {
   updateAccount,
 } from '../features/accounts/connected-accounts.js';
 import { openQueues } from '../jobs/catalog.js';
-import { redisUrlFor } from '../local-redis.js';
+import { redisTargetFor } from '../local-redis.js';
 import { createAdapterRegistry } from '../processors/registry.js';
 import { cliLogger } from './logger.js';
 import { modeOption } from './options.js';
@@ -35,7 +35,7 @@ export interface CliIo {
 async function change<T>(io: CliIo, work: (deps: AccountDeps) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const logger = cliLogger(config);
-  const queues = openQueues({ redisUrl: await redisUrlFor(config), prefix: config.QUEUE_PREFIX });
+  const queues = openQueues({ redis: await redisTargetFor(config), prefix: config.QUEUE_PREFIX });
   try {
     return await io.withDatabase((db) =>
       work({

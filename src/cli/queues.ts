@@ -1,6 +1,6 @@
 import { loadConfig } from '../config.js';
 import { openQueues, type Queues } from '../jobs/catalog.js';
-import { redisUrlFor } from '../local-redis.js';
+import { redisTargetFor } from '../local-redis.js';
 import { within } from '../time-limit.js';
 
 /** How long a command waits for Redis before it gives up with one line, rather than hanging. */
@@ -13,7 +13,7 @@ const redisWaitMs = 3000;
  */
 export async function withQueues<T>(work: (queues: Queues) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const queues = openQueues({ redisUrl: await redisUrlFor(config), prefix: config.QUEUE_PREFIX });
+  const queues = openQueues({ redis: await redisTargetFor(config), prefix: config.QUEUE_PREFIX });
   try {
     await within(queues.byName.submission.waitUntilReady(), redisWaitMs, 'Redis (REDIS_URL)');
     return await work(queues);

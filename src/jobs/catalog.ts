@@ -1,8 +1,8 @@
 import { type JobsOptions, Queue, QueueEvents } from 'bullmq';
-import { Redis } from 'ioredis';
 import { z } from 'zod';
 import { type RetryPolicy, retryPolicies } from '../domain/retry-policy.js';
 import { type QueueName, queueNames } from '../queue-names.js';
+import { openRedis, type RedisClient, type RedisTarget } from '../redis-connection.js';
 import { eachCopy, RedisWatch } from '../redis-watch.js';
 
 /**
@@ -121,19 +121,20 @@ export type JobsOf<Queue extends QueueName> = {
 }[JobName];
 
 export interface QueueSettings {
-  redisUrl: string;
-  /** The key prefix of every queue (QUEUE_PREFIX; may carry a {hash tag} for Redis Cluster). */
+  /** Where Redis is (src/redis-connection.ts `redisTargetOf`). */
+  redis: RedisTarget;
+  /** The key prefix of every queue (QUEUE_PREFIX; on a cluster it carries a {hash tag}). */
   prefix: string;
 }
 
 /** Producers fail fast when Redis is away, so a request is not held up; the sweeps catch up later. */
-function producerConnection(settings: QueueSettings, watch = new RedisWatch()): Redis {
-  return watch.client(new Redis(settings.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000 }));
+function producerConnection(settings: QueueSettings, watch = new RedisWatch()): RedisClient {
+  return watch.client(openRedis(settings.redis, 'producer'));
 }
 
 /** Workers and event listeners block on Redis and must keep retrying through an outage (BullMQ's rule). */
-export function workerConnection(settings: QueueSettings, watch = new RedisWatch()): Redis {
-  return watch.client(new Redis(settings.redisUrl, { maxRetriesPerRequest: null }));
+export function workerConnection(settings: QueueSettings, watch = new RedisWatch()): RedisClient {
+  return watch.client(openRedis(settings.redis, 'blocking'));
 }
 
 export interface Queues {
@@ -157,8 +158,8 @@ export function openQueues(settings: QueueSettings, watch = new RedisWatch()): Q
   // Every connection opened here, closed here: BullMQ duplicates a listener's connection for its
   // blocking reads and leaves the one it was given open. The copies are kept too, for a close without
   // Redis, where BullMQ's own close would wait for them to connect.
-  const connections: Redis[] = [];
-  const connect = (open: (settings: QueueSettings, watch: RedisWatch) => Redis) => {
+  const connections: RedisClient[] = [];
+  const connect = (open: (settings: QueueSettings, watch: RedisWatch) => RedisClient) => {
     const connection = open(settings, watch);
     connections.push(connection);
     eachCopy(connection, (copy) => connections.push(copy));

@@ -1,10 +1,10 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { Redis } from 'ioredis';
 import { Gauge, type Registry } from 'prom-client';
 import type { Db } from '../db/client.js';
 import { connectedAccounts } from '../db/schema/index.js';
 import { breakerStates, readBreakers } from '../processors/guard.js';
 import { polledProcessors } from '../processors/registry.js';
+import type { RedisClient } from '../redis-connection.js';
 import type { Collector } from './collectors.js';
 
 /**
@@ -59,7 +59,7 @@ export function mirrorLag(registry: Registry, db: Db): Collector {
  * Each connected account's circuit breaker (processors/guard.ts), read from Redis as the guard keeps it:
  * one series per state, 1 for the state it is in; and the calls in a row that found the processor away.
  */
-export function breakerStatesOf(registry: Registry, db: Db, redis: Redis, prefix: string): Collector {
+export function breakerStatesOf(registry: Registry, db: Db, redis: RedisClient, prefix: string): Collector {
   const state = new Gauge({
     name: 'rebuttal_circuit_breaker_state',
     help: "Each account's circuit breaker: 1 for the state it is in (closed, open, half_open), 0 for the others.",

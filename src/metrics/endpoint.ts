@@ -1,11 +1,11 @@
 import type { Request, RequestHandler, Response } from 'express';
-import type { Redis } from 'ioredis';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import type { Queues } from '../jobs/catalog.js';
 import type { Logger } from '../logger.js';
 import { basicAuth, signInGuard } from '../operator-sign-in.js';
+import type { RedisClient } from '../redis-connection.js';
 import { breakerStatesOf, mirrorLag } from './accounts.js';
 import { collectAll } from './collectors.js';
 import { type RouteTable, requestMetrics } from './http-requests.js';
@@ -28,7 +28,7 @@ export interface MetricsDeps {
   db: Db;
   queues: Queues;
   /** A request-path connection (src/redis.ts): the sign-in guard and the breaker readings. */
-  redis: Redis;
+  redis: RedisClient;
   logger: Logger;
   /** How often the counts over whole tables (submissions, deliveries) are read again; default 30 s. */
   tableCountMs?: number;

@@ -1,6 +1,6 @@
-import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import { RateLimiter } from '../rate-limiter.js';
+import type { RedisClient } from '../redis-connection.js';
 import { loggedPath } from './call-path.js';
 import type { CallGuard } from './http.js';
 import { ProcessorError } from './types.js';
@@ -75,7 +75,7 @@ export interface BreakerReading {
  * For the metrics: unlike the guard itself, a reading fails when Redis does not answer.
  */
 export async function readBreakers(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   accountUids: readonly string[],
 ): Promise<Map<string, BreakerReading>> {
@@ -108,14 +108,14 @@ export interface GuardOptions {
 }
 
 export class AccountGuards {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #prefix: string;
   readonly #logger: Logger;
   readonly #limiters = new Map<number, RateLimiter>();
   readonly #breaker: Breaker;
   readonly #options: Required<GuardOptions>;
 
-  constructor(redis: Redis, prefix: string, logger: Logger, options: GuardOptions = {}) {
+  constructor(redis: RedisClient, prefix: string, logger: Logger, options: GuardOptions = {}) {
     this.#redis = redis;
     this.#prefix = prefix;
     this.#logger = logger;

@@ -17,6 +17,7 @@ import { createQueueSubmitter } from '../../src/jobs/submitter.js';
 import { startWorkers } from '../../src/jobs/workers/engine.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
+import { redisAt } from '../../src/redis-connection.js';
 import { bareDispute } from '../helpers/evidence-documents.js';
 import { dropKeys, ensurePostgres, ensureRedis, redisUrl } from '../helpers/services.js';
 import {
@@ -113,7 +114,7 @@ await runBench(async () => {
     );
   }
   const logger = pino({ level: 'warn' });
-  const queues = openQueues({ redisUrl, prefix });
+  const queues = openQueues({ redis: redisAt(redisUrl), prefix });
   onCleanup(() => queues.close());
   const mock = new MockAdapter();
   const engine = {

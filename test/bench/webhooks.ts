@@ -16,6 +16,7 @@ import { openQueues } from '../../src/jobs/catalog.js';
 import { startWorkers } from '../../src/jobs/workers/engine.js';
 import { seededRandom } from '../../src/processors/mock/random.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
+import { redisAt } from '../../src/redis-connection.js';
 import { dropKeys, ensurePostgres, ensureRedis, redisUrl } from '../helpers/services.js';
 import {
   createBenchDatabase,
@@ -125,7 +126,7 @@ await runBench(async () => {
   });
   const prefix = `rebuttal_bench_${randomBytes(4).toString('hex')}`;
   onCleanup(() => dropKeys(redisUrl, prefix));
-  const queues = openQueues({ redisUrl, prefix });
+  const queues = openQueues({ redis: redisAt(redisUrl), prefix });
   onCleanup(() => queues.close());
   const engine = {
     db,

@@ -19,6 +19,7 @@ import type { EngineDeps } from '../../src/jobs/workers/deps.js';
 import { type RunningWorkers, startWorkers } from '../../src/jobs/workers/engine.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import type { QueueName } from '../../src/queue-names.js';
+import { redisTargetOf } from '../../src/redis-connection.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { dropKeys, redisUrl, testRedisPrefix } from './services.js';
 import { testTls } from './tls.js';
@@ -140,7 +141,7 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
       agent.destroy();
       await Promise.all([closeServer(https), closeServer(http), workers.close(1000)]);
       await system.close();
-      await dropKeys(config.REDIS_URL, prefix);
+      await dropKeys(redisTargetOf(config), config.QUEUE_PREFIX);
       if (served !== db) await served.close();
       await db.drop();
     },

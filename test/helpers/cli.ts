@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { TestApi } from './api.js';
+import { storesOf } from './processes.js';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..');
@@ -27,15 +29,6 @@ export async function runCli(args: string[], env: Record<string, string>): Promi
 }
 
 /** The CLI against a test service's database and queues (and its APP_SECRET), as on-call runs it beside one. */
-export function cliOf(api: {
-  db: { url: string };
-  config: { REDIS_URL: string; QUEUE_PREFIX: string; APP_SECRET?: string | undefined };
-}): (...args: string[]) => Promise<CliResult> {
-  return (...args) =>
-    runCli(args, {
-      DATABASE_URL: api.db.url,
-      REDIS_URL: api.config.REDIS_URL,
-      QUEUE_PREFIX: api.config.QUEUE_PREFIX,
-      APP_SECRET: api.config.APP_SECRET ?? '',
-    });
+export function cliOf(api: Pick<TestApi, 'db' | 'config'>): (...args: string[]) => Promise<CliResult> {
+  return (...args) => runCli(args, storesOf(api));
 }

@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import type { Config } from '../../src/config.js';
+import type { RedisNode } from '../../src/redis-connection.js';
 import type { TestApi } from './api.js';
 
 export interface ServiceProcess {
@@ -67,11 +69,28 @@ export async function startWorkerProcess(env: Record<string, string | undefined>
 }
 
 /** The settings a process needs to share a test service's stores: its database, Redis, queues and secret. */
-export function storesOf(api: TestApi): Record<string, string> {
+export function storesOf(api: Pick<TestApi, 'db' | 'config'>): Record<string, string> {
   return {
     DATABASE_URL: api.db.url,
-    REDIS_URL: api.config.REDIS_URL,
-    QUEUE_PREFIX: api.config.QUEUE_PREFIX,
+    ...redisSettingsOf(api.config),
     APP_SECRET: api.config.APP_SECRET ?? '',
+  };
+}
+
+/** A test service's Redis settings (one server, a cluster or sentinels) and queue prefix, as environment variables. */
+export function redisSettingsOf(config: Config): Record<string, string> {
+  const list = (nodes: RedisNode[] | undefined) =>
+    (nodes ?? []).map(({ host, port }) => `${host}:${port}`).join(',');
+  return {
+    REDIS_URL: config.REDIS_URL,
+    REDIS_CLUSTER_NODES: list(config.REDIS_CLUSTER_NODES),
+    REDIS_SENTINELS: list(config.REDIS_SENTINELS),
+    REDIS_SENTINEL_NAME: config.REDIS_SENTINEL_NAME ?? '',
+    REDIS_SENTINEL_PASSWORD: config.REDIS_SENTINEL_PASSWORD ?? '',
+    REDIS_USERNAME: config.REDIS_USERNAME ?? '',
+    REDIS_PASSWORD: config.REDIS_PASSWORD ?? '',
+    REDIS_TLS: String(config.REDIS_TLS),
+    REDIS_CA_FILE: config.REDIS_CA_FILE ?? '',
+    QUEUE_PREFIX: config.QUEUE_PREFIX,
   };
 }

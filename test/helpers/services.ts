@@ -1,8 +1,10 @@
 import { execSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { existsSync, readdirSync } from 'node:fs';
 import { Socket } from 'node:net';
-import { Redis } from 'ioredis';
+import { Cluster, type Redis } from 'ioredis';
+import { openRedis, type RedisTarget, redisAt } from '../../src/redis-connection.js';
 
 /**
  * The tests run against this machine's real PostgreSQL and Redis. When one is down, start it the way the
@@ -90,19 +92,26 @@ export function testRedisPrefix(): string {
   return `rebuttal_test_${randomBytes(6).toString('hex')}`;
 }
 
-/** Leaves Redis as the file found it: every key under its prefix goes. */
-export async function dropKeys(url: string, prefix: string): Promise<void> {
-  const redis = new Redis(url);
+/** Leaves Redis as the file found it: every key under its prefix goes, on every master of a cluster. */
+export async function dropKeys(where: string | RedisTarget, prefix: string): Promise<void> {
+  const redis = openRedis(typeof where === 'string' ? redisAt(where) : where, 'producer');
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      if (keys.length > 0) await redis.unlink(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    // A cluster knows its masters once it has read the slots.
+    if (redis.status !== 'ready') await once(redis, 'ready');
+    const nodes = redis instanceof Cluster ? redis.nodes('master') : [redis];
+    for (const node of nodes) await dropKeysOf(node, prefix);
   } finally {
     redis.disconnect();
   }
+}
+
+async function dropKeysOf(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    if (keys.length > 0) await redis.unlink(...keys);
+    cursor = next;
+  } while (cursor !== '0');
 }
 
 export const chromiumPath = '/usr/bin/chromium';

@@ -15,6 +15,7 @@ import { createQueueAccountScheduler } from '../../src/jobs/account-scheduler.js
 import { openQueues, type Queues } from '../../src/jobs/catalog.js';
 import { syncSchedules } from '../../src/jobs/schedules.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
+import { redisAt } from '../../src/redis-connection.js';
 import { SecretBox } from '../../src/secrets.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { redisUrl, testRedisPrefix } from '../helpers/services.js';
@@ -31,7 +32,7 @@ const secrets = new SecretBox('accounts-test-secret-of-at-least-32-characters');
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  queues = openQueues({ redisUrl, prefix: testRedisPrefix() });
+  queues = openQueues({ redis: redisAt(redisUrl), prefix: testRedisPrefix() });
   deps = {
     db: database.db,
     adapters: createAdapterRegistry(),
@@ -84,7 +85,7 @@ describe('the mirror scheduler follows the account', () => {
   });
 
   it('with Redis unreachable the change is saved, and the schedule sync adds the scheduler later', async () => {
-    const dead = openQueues({ redisUrl: 'redis://127.0.0.1:1', prefix: queues.settings.prefix });
+    const dead = openQueues({ redis: redisAt('redis://127.0.0.1:1'), prefix: queues.settings.prefix });
     for (const queue of Object.values(dead.byName)) queue.on('error', () => {});
     try {
       const connected = await connectAccount(

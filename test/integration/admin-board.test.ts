@@ -1,8 +1,8 @@
-import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boardFor } from '../../src/admin/board.js';
 import { createApp } from '../../src/api/app.js';
 import { connectRedis } from '../../src/redis.js';
+import { type RedisClient, redisAt } from '../../src/redis-connection.js';
 import { capturingLogger } from '../helpers/adapter-contract.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { type ListeningServer, rawCall, serve } from '../helpers/security.js';
@@ -12,7 +12,7 @@ import { type ListeningServer, rawCall, serve } from '../helpers/security.js';
  * actions are logged with who took them, and ADMIN_READONLY refuses them all.
  */
 let api: TestApi;
-let redis: Redis;
+let redis: RedisClient;
 const logs = capturingLogger();
 let acting: ListeningServer;
 let readOnly: ListeningServer;
@@ -21,7 +21,7 @@ beforeAll(async () => {
     workers: [],
     env: { ADMIN_USER: 'operator', ADMIN_PASSWORD: 'the right password' },
   });
-  redis = connectRedis(api.config.REDIS_URL, logs.logger);
+  redis = connectRedis(redisAt(api.config.REDIS_URL), logs.logger);
   const served = (readOnlyBoard: boolean) => {
     const config = { ...api.config, ADMIN_READONLY: readOnlyBoard };
     const admin = boardFor(config, api.queues, redis, logs.logger);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganisation } from '../../src/features/organisations/organisations.js';
 import { openQueues, type Queues } from '../../src/jobs/catalog.js';
+import { redisAt } from '../../src/redis-connection.js';
 import { runCli } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { redisUrl, testRedisPrefix } from '../helpers/services.js';
@@ -14,7 +15,7 @@ let org: string;
 let scratch: string;
 beforeAll(async () => {
   database = await createTestDatabase();
-  queues = openQueues({ redisUrl, prefix: testRedisPrefix() });
+  queues = openQueues({ redis: redisAt(redisUrl), prefix: testRedisPrefix() });
   org = (await createOrganisation(database.db, { name: 'CLI Accounts' })).org;
   scratch = await mkdtemp(join(tmpdir(), 'rebuttal-cli-'));
 });

@@ -9,6 +9,7 @@ import { disconnectAccount } from '../../src/features/accounts/connected-account
 import { createQueueAccountScheduler } from '../../src/jobs/account-scheduler.js';
 import { openQueues, type Queues } from '../../src/jobs/catalog.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
+import { redisAt } from '../../src/redis-connection.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { redisUrl, testRedisPrefix } from '../helpers/services.js';
 
@@ -31,7 +32,7 @@ const demoAccountOf = async (org: string) =>
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  queues = openQueues({ redisUrl, prefix: testRedisPrefix() });
+  queues = openQueues({ redis: redisAt(redisUrl), prefix: testRedisPrefix() });
 });
 
 afterAll(async () => {

@@ -86,6 +86,7 @@ import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { MockDisputeWorld } from '../../src/processors/mock/world.js';
 import { normalizedDispute } from '../../src/processors/normalized.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
+import { redisAt } from '../../src/redis-connection.js';
 import { AmexFake } from '../fakes/amex.js';
 import { dropKeys, redisUrl, testRedisPrefix } from '../helpers/services.js';
 
@@ -136,7 +137,7 @@ beforeAll(async () => {
   db = database.db;
   await runMigrations(db);
   ({ secrets, links } = secretsFor(appSecret, config));
-  queues = openQueues({ redisUrl, prefix: config.QUEUE_PREFIX });
+  queues = openQueues({ redis: redisAt(redisUrl), prefix: config.QUEUE_PREFIX });
   keys = new KeyResolver(database, 30_000);
   await keys.listen();
   limits = documentLimits(config);
@@ -894,7 +895,7 @@ describe('workers on the embedded database', () => {
       await once(receiver, 'listening');
       const port = (receiver.address() as AddressInfo).port;
       const workerPrefix = testRedisPrefix();
-      const workerQueues = openQueues({ redisUrl, prefix: workerPrefix });
+      const workerQueues = openQueues({ redis: redisAt(redisUrl), prefix: workerPrefix });
       const engine: EngineDeps = {
         db,
         listen: database.listen,

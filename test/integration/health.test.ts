@@ -4,6 +4,7 @@ import { createApp } from '../../src/api/app.js';
 import { connectDatabase } from '../../src/db/client.js';
 import { readinessOf } from '../../src/readiness.js';
 import { connectRedis } from '../../src/redis.js';
+import { redisAt } from '../../src/redis-connection.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { type ListeningServer, rawCall, serve } from '../helpers/security.js';
 
@@ -53,7 +54,7 @@ describe('GET /readyz', () => {
   });
 
   it('answers 503 naming Redis when Redis does not answer', async () => {
-    const redis = connectRedis('redis://127.0.0.1:1', logger);
+    const redis = connectRedis(redisAt('redis://127.0.0.1:1'), logger);
     const call = await appWith(readinessOf({ db: api.db.db, redis }));
     const response = await call('/readyz');
     redis.disconnect();
@@ -66,7 +67,7 @@ describe('GET /readyz', () => {
 
   it('answers 503 naming Postgres when Postgres does not answer, without its address', async () => {
     const database = connectDatabase('postgres://rebuttal:secret@127.0.0.1:1/nowhere', { max: 1 });
-    const redis = connectRedis(api.config.REDIS_URL, logger);
+    const redis = connectRedis(redisAt(api.config.REDIS_URL), logger);
     await new Promise((resolve) => redis.once('ready', resolve));
     const call = await appWith(readinessOf({ db: database.db, redis }));
     const response = await call('/readyz');

@@ -1,7 +1,6 @@
 import { request } from 'node:https';
 import { eq, sql } from 'drizzle-orm';
 import express from 'express';
-import type { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boardFor } from '../../src/admin/board.js';
@@ -19,6 +18,7 @@ import { requestMetrics } from '../../src/metrics/http-requests.js';
 import { AccountGuards } from '../../src/processors/guard.js';
 import { queueNames } from '../../src/queue-names.js';
 import { connectRedis } from '../../src/redis.js';
+import { type RedisClient, redisAt } from '../../src/redis-connection.js';
 import { capturingLogger } from '../helpers/adapter-contract.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { createTestDispute, newTenant, submittableDispute } from '../helpers/disputes.js';
@@ -35,7 +35,7 @@ import { receivingEndpoint } from '../helpers/webhooks.js';
 const operator = 'operator:metrics password';
 const logs = capturingLogger();
 let api: TestApi;
-let redis: Redis;
+let redis: RedisClient;
 let server: ListeningServer;
 const servers: ListeningServer[] = [];
 
@@ -44,7 +44,7 @@ beforeAll(async () => {
     workers: [],
     env: { ADMIN_USER: 'operator', ADMIN_PASSWORD: 'metrics password' },
   });
-  redis = connectRedis(api.config.REDIS_URL, logs.logger);
+  redis = connectRedis(redisAt(api.config.REDIS_URL), logs.logger);
   server = await serveWith(metricsFor(api.config, { ...deps(), logger: logs.logger }));
   // Outcomes are counted from the queues' event streams: listening before any job finishes.
   await Promise.all(queueNames.map((queue) => api.queues.events(queue).waitUntilReady()));
@@ -398,13 +398,13 @@ describe('when Redis and Postgres are away', () => {
   it('the scrape still answers within two seconds, without their metrics, and says which collectors failed', async () => {
     const away = capturingLogger();
     const database = connectDatabase('postgres://postgres@127.0.0.1:1/nowhere', { max: 1 });
-    const queues = openQueues({ redisUrl: 'redis://127.0.0.1:1', prefix: api.config.QUEUE_PREFIX });
+    const queues = openQueues({ redis: redisAt('redis://127.0.0.1:1'), prefix: api.config.QUEUE_PREFIX });
     for (const queue of Object.values(queues.byName)) {
       queue.on('error', () => {});
       // The producer connection the queues share reports every failed reconnection; this test expects them.
-      (queue.opts.connection as Redis).on('error', () => {});
+      (queue.opts.connection as RedisClient).on('error', () => {});
     }
-    const deadRedis = connectRedis('redis://127.0.0.1:1', away.logger);
+    const deadRedis = connectRedis(redisAt('redis://127.0.0.1:1'), away.logger);
     try {
       const metrics = metricsFor(api.config, {
         db: database.db,

@@ -21,6 +21,7 @@ import {
   type NormalizedDispute,
   ProcessorError,
 } from '../../src/processors/types.js';
+import { redisAt } from '../../src/redis-connection.js';
 import { SecretBox } from '../../src/secrets.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { redisUrl, testRedisPrefix } from '../helpers/services.js';
@@ -53,7 +54,7 @@ const secrets = new SecretBox('mirror-test-secret-of-at-least-32-characters');
 beforeAll(async () => {
   database = await createTestDatabase();
   db = database.db;
-  queues = openQueues({ redisUrl, prefix: testRedisPrefix() });
+  queues = openQueues({ redis: redisAt(redisUrl), prefix: testRedisPrefix() });
   const sql = postgres(database.url, {
     max: 1,
     onnotice: () => {},

@@ -1,19 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/api/app.js';
 import { RateLimiter } from '../../src/rate-limiter.js';
 import { type RateLimitSettings, type RateLimits, rateLimitsOf } from '../../src/rate-limits.js';
 import { connectRedis } from '../../src/redis.js';
+import { type RedisClient, redisAt } from '../../src/redis-connection.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { requiredParams } from '../helpers/disputes.js';
 import { redisUrl, testRedisPrefix } from '../helpers/services.js';
 
 let api: TestApi;
-let redis: Redis;
+let redis: RedisClient;
 const servers: Server[] = [];
 const logger = pino({ level: 'silent' });
 
@@ -29,13 +29,13 @@ afterAll(async () => {
 
 /** A connection to the tests' Redis, once it is ready (before that the limiter would let everything by). */
 async function readyRedis() {
-  const connection = connectRedis(redisUrl, logger);
+  const connection = connectRedis(redisAt(redisUrl), logger);
   if (connection.status !== 'ready') await new Promise((resolve) => connection.once('ready', resolve));
   return connection;
 }
 
 /** The test's limits over the harness's generous ones, in buckets of their own. */
-function limitsWith(settings: Partial<RateLimitSettings>, connection: Redis = redis): RateLimits {
+function limitsWith(settings: Partial<RateLimitSettings>, connection: RedisClient = redis): RateLimits {
   return rateLimitsOf(connection, { ...api.config, QUEUE_PREFIX: testRedisPrefix(), ...settings }, logger);
 }
 
@@ -179,7 +179,7 @@ describe('rate limit per API key (docs/api.md, "Limits")', () => {
   });
 
   it('lets requests through when Redis does not answer, rather than refusing merchants', async () => {
-    const unreachable = connectRedis('redis://127.0.0.1:1', logger);
+    const unreachable = connectRedis(redisAt('redis://127.0.0.1:1'), logger);
     try {
       const call = await serve(limitsWith({ RATE_LIMIT_PER_SECOND: 1 }, unreachable));
       const org = await api.createOrg();

@@ -7,6 +7,7 @@ import { connectDatabase } from '../../src/db/client.js';
 import { createLogger } from '../../src/logger.js';
 import { readinessOf } from '../../src/readiness.js';
 import { connectRedis } from '../../src/redis.js';
+import { redisAt } from '../../src/redis-connection.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { newTenant, type Tenant } from '../helpers/disputes.js';
 
@@ -22,7 +23,7 @@ let lines: Record<string, unknown>[] = [];
 let sink: Writable;
 let tenant: Tenant;
 // A real Redis client whose Redis is away: nothing listens on port 1.
-const awayRedis = connectRedis('redis://127.0.0.1:1', createLogger('silent'));
+const awayRedis = connectRedis(redisAt('redis://127.0.0.1:1'), createLogger('silent'));
 
 beforeAll(async () => {
   api = await startTestApi({ workers: [] });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { jobCatalog, openQueues, type Queues } from '../../src/jobs/catalog.js';
 import { syncSchedules } from '../../src/jobs/schedules.js';
+import { redisAt } from '../../src/redis-connection.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { dropKeys, redisUrl, testRedisPrefix } from '../helpers/services.js';
 
@@ -10,7 +11,7 @@ let db: TestDatabase;
 let queues: Queues;
 beforeAll(async () => {
   db = await createTestDatabase();
-  queues = openQueues({ redisUrl, prefix });
+  queues = openQueues({ redis: redisAt(redisUrl), prefix });
 });
 afterAll(async () => {
   await queues.close();
