@@ -2,7 +2,6 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import type { DocumentLimits } from './domain/document-size.js';
 import { type QueueName, queueNames } from './queue-names.js';
-import { withHashTag } from './redis-connection.js';
 
 /**
  * The one read of process.env. Every setting is documented in the configuration table (docs/operations.md, "Configuration") with its
@@ -239,7 +238,7 @@ const settings = z.object({
 /** Settings whose default depends on another: resolved once here, so every reader sees one value. */
 const resolved = settings.transform((values) => {
   const HOST = values.HOST ?? (values.DATABASE_URL ? undefined : '127.0.0.1');
-  // On a cluster every key must share a slot: the prefix carries a hash tag (src/redis-connection.ts).
+  // On a cluster every key must share a slot: the prefix carries a hash tag (`withHashTag`).
   const QUEUE_PREFIX = values.REDIS_CLUSTER_NODES ? withHashTag(values.QUEUE_PREFIX) : values.QUEUE_PREFIX;
   return {
     ...values,
@@ -250,6 +249,17 @@ const resolved = settings.transform((values) => {
     WEBHOOK_ALLOW_PRIVATE: values.WEBHOOK_ALLOW_PRIVATE ?? (!values.DATABASE_URL && isLoopback(HOST)),
   };
 });
+
+/**
+ * QUEUE_PREFIX as a cluster needs it: every key the service builds starts with it, so a hash tag there
+ * keeps every multi-key command and script (BullMQ's among them) in one slot. A prefix with a tag of its
+ * own is kept; one without is wrapped in braces.
+ */
+export function withHashTag(prefix: string): string {
+  const open = prefix.indexOf('{');
+  const close = open < 0 ? -1 : prefix.indexOf('}', open + 1);
+  return close > open + 1 ? prefix : `{${prefix}}`;
+}
 
 /** Whether an address to listen on is this machine's alone (undefined: every interface). */
 export function isLoopback(host: string | undefined): boolean {

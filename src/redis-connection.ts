@@ -162,14 +162,3 @@ export async function refuseClusterNode(redis: RedisClient, target: RedisTarget)
     );
   }
 }
-
-/**
- * QUEUE_PREFIX as a cluster needs it: every key the service builds starts with it, so a hash tag there
- * keeps every multi-key command and script (BullMQ's among them) in one slot. A prefix with a tag of its
- * own is kept; one without is wrapped in braces.
- */
-export function withHashTag(prefix: string): string {
-  const open = prefix.indexOf('{');
-  const close = open < 0 ? -1 : prefix.indexOf('}', open + 1);
-  return close > open + 1 ? prefix : `{${prefix}}`;
-}

@@ -15,6 +15,8 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'info',
       REDIS_URL: 'redis://127.0.0.1:6379',
       QUEUE_PREFIX: 'rebuttal',
+      queuePrefixTagged: false,
+      REDIS_TLS: false,
       RATE_LIMIT_PER_SECOND: 100,
       RATE_LIMIT_RESPONSE_KIB: 32,
       RATE_LIMIT_PERSONAL_DATA_PER_MINUTE: 10,
