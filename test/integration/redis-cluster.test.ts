@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeMockProcessor, startFakeMockProcessor } from '../fakes/mock-processor.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
@@ -43,6 +45,28 @@ describe('the service on a Redis Cluster', () => {
       `cluster round: ${figures.submissions} submissions settled ${figures.settledMs} ms after the last request, ${figures.webhooks} webhooks`,
     );
     expect(figures.submissions).toBe(20);
+  });
+
+  it('writes every key under QUEUE_PREFIX, all in one slot: queues, rate limits, the sign-in guard', async () => {
+    const wrong = `Basic ${Buffer.from('operator:not the password at all').toString('base64')}`;
+    const refused = await api.call('GET', '/admin/queues/api/queues', { headers: { authorization: wrong } });
+    expect(refused.status).toBe(401);
+    const reader = new Cluster(cluster.ports.map((port) => ({ host: '127.0.0.1', port })));
+    try {
+      await once(reader, 'ready');
+      const keys: string[] = [];
+      for (const node of reader.nodes('master')) keys.push(...(await node.keys('*')));
+      // The kinds of key this round makes: BullMQ's, the API's rate limits, the operators' sign-in guard.
+      const kinds = new Set(keys.map((key) => key.slice(api.config.QUEUE_PREFIX.length + 1).split(':')[0]));
+      expect([...kinds].sort()).toEqual(
+        expect.arrayContaining(['admin-attempts', 'personal-data', 'rate', 'submission']),
+      );
+      expect(keys.filter((key) => !key.startsWith(`${api.config.QUEUE_PREFIX}:`))).toEqual([]);
+      const slots = new Set(await Promise.all(keys.map((key) => reader.cluster('KEYSLOT', key))));
+      expect(slots.size).toBe(1);
+    } finally {
+      reader.disconnect();
+    }
   });
 });
 
