@@ -1,9 +1,11 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster, Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, withHashTag } from '../../src/config.js';
+import { provideRedis } from '../../src/local-redis.js';
+import { createLogger } from '../../src/logger.js';
 import { describeRedis, openRedis, type RedisClient, redisTargetOf } from '../../src/redis-connection.js';
 
 const base = { DATABASE_URL: 'postgres://localhost/x' };
@@ -147,5 +149,23 @@ describe('openRedis', () => {
     expect(describeRedis(redisTargetOf(loadConfig({ ...base, REDIS_URL: 'redis://:pw@cache:6380' })))).toBe(
       'cache:6380',
     );
+  });
+});
+
+describe('the managed redis-server of npm start', () => {
+  it.each([
+    { REDIS_CLUSTER_NODES: '127.0.0.1:1' },
+    { REDIS_SENTINELS: '127.0.0.1:1', REDIS_SENTINEL_NAME: 'primary' },
+  ])('is never started with %o: the cluster or sentinels are the operator’s', async (env) => {
+    // Nothing answers at this REDIS_URL: with a plain URL, a redis-server would be started there.
+    const dataDir = await mkdtemp(join(tmpdir(), 'rebuttal-no-managed-'));
+    try {
+      const config = loadConfig({ REDIS_URL: 'redis://127.0.0.1:1', DATA_DIR: dataDir, ...env });
+      const provided = await provideRedis(config, createLogger('silent'));
+      expect([provided.url, provided.managedPid]).toEqual(['redis://127.0.0.1:1', undefined]);
+      expect(await readdir(dataDir)).toEqual([]);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
