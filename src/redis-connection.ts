@@ -84,6 +84,11 @@ export function describeRedis(target: RedisTarget): string {
   return `${url.hostname}:${url.port || 6379}`;
 }
 
+/** The setting that says where the target is, for lines that tell an operator what to check. */
+export function redisSetting(target: RedisTarget): string {
+  return { url: 'REDIS_URL', cluster: 'REDIS_CLUSTER_NODES', sentinel: 'REDIS_SENTINELS' }[target.kind];
+}
+
 /**
  * What a connection is for:
  * - `request`: the request path's (rate limits, readiness, the sign-in guard, breakers): a command fails
@@ -158,7 +163,7 @@ export async function refuseClusterNode(redis: RedisClient, target: RedisTarget)
   const info = await redis.info('cluster');
   if (/^cluster_enabled:1/m.test(info)) {
     throw new Error(
-      `Redis at ${describeRedis(target)} (REDIS_URL) is a node of a Redis Cluster: set REDIS_CLUSTER_NODES=host:port,… to its nodes instead`,
+      `Redis at ${describeRedis(target)} (${redisSetting(target)}) is a node of a Redis Cluster: set REDIS_CLUSTER_NODES=host:port,… to its nodes instead`,
     );
   }
 }

@@ -1,5 +1,5 @@
 import type { Job, JobsOptions } from 'bullmq';
-import type { RedisClient } from '../redis-connection.js';
+import { type RedisClient, redisSetting } from '../redis-connection.js';
 import { type JobName, type JobPayload, jobCatalog, type Queues } from './catalog.js';
 
 /**
@@ -35,7 +35,7 @@ export async function enqueueBulk<Name extends JobName>(
 function queueOf(queues: Queues, name: JobName) {
   const queue = queues.byName[jobCatalog[name].queue];
   if (queues.watch.away && (queue.opts.connection as RedisClient).status !== 'ready') {
-    throw new Error('Redis is away (REDIS_URL): the job was not enqueued');
+    throw new Error(`Redis is away (${redisSetting(queues.settings.redis)}): the job was not enqueued`);
   }
   return queue;
 }

@@ -3,7 +3,7 @@ import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeMockProcessor, startFakeMockProcessor } from '../fakes/mock-processor.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
-import { cliOf } from '../helpers/cli.js';
+import { cliOf, runCli } from '../helpers/cli.js';
 import { getDispute, newTenant, submittableDispute } from '../helpers/disputes.js';
 import { exerciseEngine, exerciseSettings } from '../helpers/engine-exercise.js';
 import {
@@ -126,6 +126,16 @@ describe('processes of their own on the cluster', () => {
     expect(listed.code, listed.stderr).toBe(0);
     expect(JSON.parse(listed.stdout)).toEqual([
       expect.objectContaining({ id: later.id, name: 'sweepDeadlines', state: 'delayed', attempts: 0 }),
+    ]);
+
+    // A cluster that does not answer: one line naming the setting to check, not a hang.
+    const away = await runCli(['jobs', 'list', '--queue', 'deadline', '--state', 'delayed'], {
+      ...storesOf(web),
+      REDIS_CLUSTER_NODES: '127.0.0.1:1',
+    });
+    expect([away.code, away.stderr.trim()]).toEqual([
+      1,
+      'error: no answer from Redis (REDIS_CLUSTER_NODES) within 3000 ms',
     ]);
   });
 
