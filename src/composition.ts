@@ -134,6 +134,13 @@ export async function composeProcess(
     );
   }
   const database = test.database ?? (await openDatabase(config));
+  if (database.pollMs !== undefined) {
+    // A pooler without DATABASE_DIRECT_URL (src/db/pooler.ts): said once, with what it costs.
+    logger.warn(
+      { pollSeconds: database.pollMs / 1000 },
+      'Postgres notifications do not arrive through DATABASE_URL (a transaction-mode pooler?) and DATABASE_DIRECT_URL is unset: the outbox relay and the API key cache poll instead, so webhooks may leave and a revoked key may work up to pollSeconds later; set DATABASE_DIRECT_URL to the database itself',
+    );
+  }
   // One watch over every Redis connection of the process: an outage is two lines, not one per retry.
   const target = redisTargetOf(config);
   const watch = watchRedis(target, logger);

@@ -102,6 +102,15 @@ const settings = z.object({
     .optional()
     .transform((value) => value || undefined),
   /**
+   * The same database without a transaction-mode pooler in between (docs/operations.md "Behind a pooler"):
+   * what needs a session of its own (LISTEN, migrations) goes here, and DATABASE_URL sends no named
+   * prepared statements.
+   */
+  DATABASE_DIRECT_URL: z
+    .string()
+    .optional()
+    .transform((value) => value || undefined),
+  /**
    * The address the listeners bind to. Unset: loopback (127.0.0.1) without DATABASE_URL, so that the
    * zero-configuration start is reachable from this machine only; every interface with it.
    */
@@ -308,6 +317,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(
       "invalid configuration: WORKERS other than all needs DATABASE_URL (the embedded database is one process's)",
     );
+  }
+  if (parsed.data.DATABASE_DIRECT_URL && !parsed.data.DATABASE_URL) {
+    throw new Error('invalid configuration: DATABASE_DIRECT_URL needs DATABASE_URL (the pooled address)');
   }
   if (Boolean(parsed.data.TLS_CERT_FILE) !== Boolean(parsed.data.TLS_KEY_FILE)) {
     throw new Error('invalid configuration: set both TLS_CERT_FILE and TLS_KEY_FILE, or neither');

@@ -39,7 +39,7 @@ export async function startService(
   const config = { ...settings, ADMIN_USER: operators?.user, ADMIN_PASSWORD: operators?.password };
   const system = await composeProcess(config, logger);
   const { database, queues } = system;
-  await runMigrations(database.db);
+  await runMigrations(database.sessionDb);
   const api = await system.openApi();
   // Listening before the first submit request, so no job's completion can slip past its waiter; without
   // Redis the process serves what needs none (/healthz, reads) and the listener starts once Redis answers.

@@ -29,7 +29,7 @@ const program = new Command('rebuttal').description('Rebuttal operator commands'
 async function withDatabase<T>(work: (db: Db) => Promise<T>): Promise<T> {
   const database = await openDatabase(loadConfig(), { max: 2 });
   try {
-    await runMigrations(database.db);
+    await runMigrations(database.sessionDb);
     return await work(database.db);
   } finally {
     await database.close();

@@ -2,6 +2,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import type { Config } from '../config.js';
+import { within } from '../time-limit.js';
 import { boundedClient } from './bounded.js';
 import * as schema from './schema/index.js';
 
@@ -17,6 +18,16 @@ export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
 export interface Database {
   db: Db;
+  /**
+   * For what a transaction-mode pooler cannot carry (migrations): DATABASE_DIRECT_URL's session when set
+   * (src/db/pooler.ts), otherwise `db`.
+   */
+  sessionDb: Db;
+  /**
+   * Set when notifications cannot be heard (a pooler in front, no DATABASE_DIRECT_URL): `listen` then
+   * calls `onListening` every this many milliseconds instead, as though listening had restarted.
+   */
+  pollMs?: number;
   /** Where the data is, for logs: the server's host and database, or the embedded data directory. */
   describe: string;
   /**
@@ -44,9 +55,17 @@ export function rowsOf<Row>(result: unknown): Row[] {
 /** Drizzle's settings for either driver: the schema, and snake_case names (statements.ts renders alike). */
 export const drizzleSettings = { schema, casing: 'snake_case' } as const;
 
-export function connectDatabase(url: string, options: { max?: number } = {}): ServerDatabase {
+/**
+ * A postgres-js client on `url`. `prepare: false` sends no named prepared statements, for a pooler that
+ * does not keep sessions (src/db/pooler.ts).
+ */
+export function connectDatabase(
+  url: string,
+  options: { max?: number; prepare?: boolean } = {},
+): ServerDatabase {
   const sql = postgres(url, {
     max: options.max ?? 10,
+    prepare: options.prepare ?? true,
     onnotice: () => {},
     // A server that is down or takes connections without answering fails an attempt in 2 s, not 30.
     connect_timeout: 2,
@@ -60,13 +79,18 @@ export function connectDatabase(url: string, options: { max?: number } = {}): Se
   const db = drizzle(boundedClient(sql), drizzleSettings);
   return {
     db,
+    sessionDb: db,
     sql,
     describe: describeServer(url),
     async listen(channel, onPayload, onListening) {
       const { unlisten } = await sql.listen(channel, onPayload, onListening);
-      return unlisten;
+      // Stopping waits on nobody: a pooler out of server connections would hold UNLISTEN for minutes,
+      // and closing ends the listening connection anyway.
+      return () => within(unlisten(), 1000, 'Postgres').catch(() => {});
     },
-    close: () => sql.end({ timeout: 5 }),
+    // Queries still waiting after a second (abandoned by a request's bound, or held by a pooler) are cut
+    // off: a stopping process does not wait on them (docs/operations.md "Behind a pooler").
+    close: () => sql.end({ timeout: 1 }),
   };
 }
 
@@ -81,14 +105,18 @@ function describeServer(url: string): string {
 }
 
 /**
- * DATABASE_URL when set; otherwise the embedded database under DATA_DIR/pg (loaded only then: a server
+ * DATABASE_URL when set (with DATABASE_DIRECT_URL, or a probe for a pooler: src/db/pooler.ts); otherwise the embedded database under DATA_DIR/pg (loaded only then: a server
  * deployment never loads PGlite).
  */
 export async function openDatabase(
-  config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR'>,
+  config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR'> & Partial<Pick<Config, 'DATABASE_DIRECT_URL'>>,
   options: { max?: number } = {},
 ): Promise<Database> {
-  if (config.DATABASE_URL) return connectDatabase(config.DATABASE_URL, options);
+  const { DATABASE_URL } = config;
+  if (DATABASE_URL) {
+    const { openServerDatabase } = await import('./pooler.js');
+    return openServerDatabase({ ...config, DATABASE_URL }, options);
+  }
   const { openEmbeddedDatabase } = await import('./embedded.js');
   return openEmbeddedDatabase(config.DATA_DIR);
 }

@@ -25,8 +25,10 @@ export async function openEmbeddedDatabase(dataDir: string): Promise<Database> {
     await releaseLock(lock);
     throw error;
   }
+  const db = drizzle({ client, ...drizzleSettings });
   return {
-    db: drizzle({ client, ...drizzleSettings }),
+    db,
+    sessionDb: db,
     describe: `embedded Postgres (PGlite) in ${directory}`,
     async listen(channel, onPayload, onListening) {
       const unlisten = await client.listen(channel, onPayload);

@@ -5,7 +5,7 @@ import { runMigrations } from './migrate.js';
 const config = loadConfig();
 const database = await openDatabase(config, { max: 1 });
 try {
-  await runMigrations(database.db);
+  await runMigrations(database.sessionDb);
   console.log(`migrations applied to ${database.describe}`);
 } finally {
   await database.close();

@@ -11,6 +11,8 @@ import type { Tx } from './client.js';
  * runs as a prepared statement on the transaction's own connection: parsed and planned once per
  * connection, and, with no describe round trip once prepared, pipelined with the statements issued
  * alongside it (Promise.all in one transaction sends them together; Postgres still runs them in order).
+ * Behind a transaction-mode pooler the client sends nothing by name (src/db/pooler.ts), and these are
+ * parsed each time like any other statement.
  */
 
 /** Renders as connectDatabase's drizzle does (src/db/client.ts: snake_case column names). */

@@ -29,9 +29,12 @@ const connectionCodes = new Set([
 
 /**
  * SQLSTATEs of a server that is going or not there yet: admin_shutdown (a restart), crash_shutdown,
- * cannot_connect_now (starting up), too_many_connections; class 08 is connection exceptions.
+ * cannot_connect_now (starting up), too_many_connections; class 08 is connection exceptions (PgBouncer
+ * answers its own failures, a full pool's query_wait_timeout among them, with 08P01). And
+ * invalid_sql_statement_name: a prepared statement a pooler's other server connection does not have
+ * (src/db/pooler.ts), which the next try prepares again.
  */
-const unavailableStates = new Set(['57P01', '57P02', '57P03', '53300']);
+const unavailableStates = new Set(['57P01', '57P02', '57P03', '53300', '26000']);
 
 /** Whether a driver error says the database is away rather than that the statement was wrong. */
 export function isConnectionFailure(error: unknown): boolean {

@@ -9,7 +9,7 @@ import { answerClientErrors } from '../../src/api/client-errors.js';
 import type { AppDeps } from '../../src/api/endpoint.js';
 import { composeProcess } from '../../src/composition.js';
 import { type Config, loadConfig } from '../../src/config.js';
-import { connectDatabase } from '../../src/db/client.js';
+import { openDatabase } from '../../src/db/client.js';
 import {
   type CreatedOrganisation,
   createOrganisation,
@@ -17,6 +17,7 @@ import {
 import type { Queues } from '../../src/jobs/catalog.js';
 import type { EngineDeps } from '../../src/jobs/workers/deps.js';
 import { type RunningWorkers, startWorkers } from '../../src/jobs/workers/engine.js';
+import type { Logger } from '../../src/logger.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import type { QueueName } from '../../src/queue-names.js';
 import { redisTargetOf } from '../../src/redis-connection.js';
@@ -78,6 +79,10 @@ export interface TestApiOptions {
    * test's own helpers (`db`) keep the direct connection.
    */
   databaseUrl?: (url: string) => string;
+  /** With `databaseUrl` (a pooler): DATABASE_DIRECT_URL is the test database's own URL. */
+  directDatabase?: boolean;
+  /** Where the service logs (default silent, or TEST_LOG_LEVEL). */
+  logger?: Logger;
 }
 
 /**
@@ -88,8 +93,7 @@ export interface TestApiOptions {
 export async function startTestApi(options: TestApiOptions = {}): Promise<TestApi> {
   const db = await createTestDatabase();
   const servedUrl = options.databaseUrl?.(db.url) ?? db.url;
-  const served = servedUrl === db.url ? db : connectDatabase(servedUrl, { max: 5 });
-  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const prefix = testRedisPrefix();
   const config = loadConfig({
     DATABASE_URL: servedUrl,
@@ -107,8 +111,11 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     RATE_LIMIT_TEST_DISPUTES_PER_MINUTE: '100000',
     RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '100000',
     RATE_LIMIT_READYZ_PER_SECOND: '10000',
+    ...(options.directDatabase && { DATABASE_DIRECT_URL: db.url }),
     ...options.env,
   });
+  // Elsewhere, opened as the service opens it (a pooler in between is probed for: src/db/pooler.ts).
+  const served = servedUrl === db.url ? db : await openDatabase(config, { max: 5 });
   const mock = options.mock ?? new MockAdapter();
   const system = await composeProcess(config, logger, { database: served, mock });
   const { deps, redis } = await system.openApi();

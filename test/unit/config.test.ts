@@ -137,6 +137,10 @@ describe('loadConfig', () => {
     ],
     [{ DEMO: 'yes' }, 'DEMO'],
     [{ WORKERS: 'none' }, 'invalid configuration: WORKERS other than all needs DATABASE_URL'],
+    [
+      { DATABASE_DIRECT_URL: 'postgres://db.internal/rebuttal' },
+      'invalid configuration: DATABASE_DIRECT_URL needs DATABASE_URL (the pooled address)',
+    ],
     [{ ...base, PORT: 'https' }, 'invalid configuration: PORT: '],
     [{ ...base, PORT: '70000' }, 'PORT'],
     [
