@@ -235,6 +235,21 @@ describe('behind PgBouncer without DATABASE_DIRECT_URL', () => {
     console.log('engine behind the pooler, polling', figures);
   }, 90_000);
 
+  it('adds no relay job while no event waits, however often it polls', async () => {
+    const relayJobs = async () =>
+      (await api.queues.byName.webhook.getJobs(['completed', 'waiting', 'active', 'delayed']))
+        .filter((job) => job.name === 'relayEvents' && !job.id?.startsWith('repeat:'))
+        .map((job) => job.id);
+    await expect
+      .poll(async () => (await api.db.sql`select 1 from events where relayed_at is null`).length, {
+        timeout: 10_000,
+      })
+      .toBe(0);
+    const before = await relayJobs();
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    expect(await relayJobs()).toEqual(before);
+  });
+
   it('refuses a key revoked by another process within the polling interval and a little', async () => {
     const ms = await refusalAfterRevocation(api);
     console.log('revoked key refused after', ms, 'ms (polling)');

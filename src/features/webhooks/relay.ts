@@ -131,6 +131,12 @@ export async function relayEvents(deps: RelayDeps): Promise<RelayReport> {
   return report;
 }
 
+/** Whether any event waits to be relayed: one row of the partial index on unrelayed events, if any. */
+export async function eventsWaiting(db: Db): Promise<boolean> {
+  const [row] = await db.select({ id: events.id }).from(events).where(isNull(events.relayedAt)).limit(1);
+  return row !== undefined;
+}
+
 function claimable(scope: BatchScope) {
   return and(
     isNull(events.relayedAt),

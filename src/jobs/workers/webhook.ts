@@ -1,6 +1,6 @@
 import { webhookDeliverer } from '../../features/webhooks/deliver.js';
 import { eventsChannel } from '../../features/webhooks/events.js';
-import { relayEvents } from '../../features/webhooks/relay.js';
+import { eventsWaiting, relayEvents } from '../../features/webhooks/relay.js';
 import { createWebhookSender } from '../../features/webhooks/send.js';
 import { describeError } from '../../logger.js';
 import { createQueueDeliveryDispatcher } from '../delivery-dispatcher.js';
@@ -49,10 +49,12 @@ export function webhookHandlers(deps: EngineDeps): Handlers<'webhook'> {
  * job, so events leave within milliseconds instead of at the relay's next scheduled run. The job is
  * deduplicated: while one waits, more notifications add nothing; while one runs, one more is kept to run
  * after it (it may have read its batch before the newest commit). Also wakes the relay whenever the
- * listening connection is (re)established, for commits made while nobody listened.
+ * listening connection is (re)established and events wait, for commits made while nobody listened; where
+ * notifications cannot be heard (a pooler: src/db/pooler.ts) that is every few seconds, and the check
+ * keeps those polls from adding a job each while nothing happens.
  */
 export async function listenForEvents(
-  deps: Pick<EngineDeps, 'queues' | 'logger' | 'listen'>,
+  deps: Pick<EngineDeps, 'db' | 'queues' | 'logger' | 'listen'>,
 ): Promise<{ close(): Promise<void> }> {
   let inFlight = false;
   let again = false;
@@ -82,10 +84,14 @@ export async function listenForEvents(
       inFlight = false;
     }
   };
+  const catchUp = async (): Promise<void> => {
+    // Not known (Postgres away): the relay runs and finds out, as it did before the check.
+    if (await eventsWaiting(deps.db).catch(() => true)) await wake();
+  };
   const unlisten = await deps.listen(
     eventsChannel,
     () => void wake(),
-    () => void wake(),
+    () => void catchUp(),
   );
   return { close: unlisten };
 }
