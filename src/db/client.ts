@@ -105,8 +105,8 @@ function describeServer(url: string): string {
 }
 
 /**
- * DATABASE_URL when set (with DATABASE_DIRECT_URL, or a probe for a pooler: src/db/pooler.ts); otherwise the embedded database under DATA_DIR/pg (loaded only then: a server
- * deployment never loads PGlite).
+ * DATABASE_URL when set (with DATABASE_DIRECT_URL, or a probe for a pooler: src/db/pooler.ts); otherwise
+ * the embedded database under DATA_DIR/pg (loaded only then: a server deployment never loads PGlite).
  */
 export async function openDatabase(
   config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR'> & Partial<Pick<Config, 'DATABASE_DIRECT_URL'>>,

@@ -1,6 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, listening } from './redis-server.js';
@@ -15,8 +15,6 @@ export interface PgBouncer {
   /** Stops the pooler's process (SIGSTOP): connections stay open and nothing answers, as a hung pooler. */
   pause(): void;
   resume(): void;
-  /** What the pooler wrote (its log goes to stderr), for a failing test's message. */
-  log(): string;
   close(): Promise<void>;
 }
 
@@ -27,6 +25,9 @@ export interface PgBouncer {
  */
 export async function startPgBouncer(options: { poolSize?: number } = {}): Promise<PgBouncer> {
   ensureDebianPackage('pgbouncer', program);
+  if (!existsSync(program)) {
+    throw new Error(`${program} is missing and could not be installed here: apt-get install pgbouncer`);
+  }
   const port = await freePort();
   const upstream = new URL(postgresAdminUrl);
   const dir = mkdtempSync(join(tmpdir(), 'rebuttal-pgbouncer-'));
@@ -56,31 +57,17 @@ export async function startPgBouncer(options: { poolSize?: number } = {}): Promi
   );
   let output = '';
   const asRoot = process.getuid?.() === 0 ? ['-u', 'nobody'] : [];
-  let child: ChildProcess;
-  try {
-    child = spawn(program, [...asRoot, join(dir, 'pgbouncer.ini')], { stdio: ['ignore', 'pipe', 'pipe'] });
-  } catch (error) {
-    throw new Error(
-      `pgbouncer could not be started (${String(error)}); install it (apt-get install pgbouncer)`,
-    );
-  }
+  const child = spawn(program, [...asRoot, join(dir, 'pgbouncer.ini')], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const failed = new Promise<never>((_, reject) =>
-    child.once('error', (error) =>
-      reject(
-        new Error(
-          `pgbouncer could not be started (${error.message}); install it (apt-get install pgbouncer)`,
-        ),
-      ),
-    ),
-  );
-  void failed.catch(() => {});
+  child.once('error', (error) => (output += error.message));
   for (let tries = 0; tries < 100; tries++) {
     if (child.exitCode !== null) break;
-    if (await Promise.race([listening(port), failed])) {
+    if (await listening(port)) {
       return {
-        port: port,
+        port,
         via(url) {
           const pooled = new URL(url);
           pooled.host = `127.0.0.1:${port}`;
@@ -88,7 +75,6 @@ export async function startPgBouncer(options: { poolSize?: number } = {}): Promi
         },
         pause: () => child.kill('SIGSTOP'),
         resume: () => child.kill('SIGCONT'),
-        log: () => output,
         async close() {
           if (child.exitCode === null && child.signalCode === null) {
             const gone = once(child, 'exit');

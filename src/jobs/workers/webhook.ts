@@ -84,9 +84,17 @@ export async function listenForEvents(
       inFlight = false;
     }
   };
+  let checking = false;
   const catchUp = async (): Promise<void> => {
-    // Not known (Postgres away): the relay runs and finds out, as it did before the check.
-    if (await eventsWaiting(deps.db).catch(() => true)) await wake();
+    // One check at a time: polls do not pile up behind a Postgres that does not answer.
+    if (checking) return;
+    checking = true;
+    try {
+      // Not known (Postgres away): the relay runs and finds out, as it did before the check.
+      if (await eventsWaiting(deps.db).catch(() => true)) await wake();
+    } finally {
+      checking = false;
+    }
   };
   const unlisten = await deps.listen(
     eventsChannel,
