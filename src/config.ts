@@ -193,6 +193,11 @@ const settings = z.object({
   JOB_LOCK_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
   /** Seconds a stopping process gives in-flight jobs to finish before it closes anyway. */
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(25),
+  /**
+   * The first part of that grace, for a web process: /readyz answers 503 while it still serves, so that a
+   * load balancer takes it out of rotation before it stops accepting (docs/operations.md "Rolling restart").
+   */
+  SHUTDOWN_DRAIN_SECONDS: z.coerce.number().int().min(0).max(3600).optional(),
   /** How long a submit request waits for the processor call before answering 202. */
   SUBMIT_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(15_000),
   DEADLINE_SWEEP_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
@@ -245,16 +250,26 @@ const settings = z.object({
 });
 
 /** Settings whose default depends on another: resolved once here, so every reader sees one value. */
-const resolved = settings.transform((values) => {
+const resolved = settings.transform((values, context) => {
   const HOST = values.HOST ?? (values.DATABASE_URL ? undefined : '127.0.0.1');
   // On a cluster every key must share a slot: the prefix carries a hash tag (`withHashTag`).
   const QUEUE_PREFIX = values.REDIS_CLUSTER_NODES ? withHashTag(values.QUEUE_PREFIX) : values.QUEUE_PREFIX;
+  const grace = values.SHUTDOWN_GRACE_SECONDS;
+  if (values.SHUTDOWN_DRAIN_SECONDS !== undefined && values.SHUTDOWN_DRAIN_SECONDS > grace) {
+    context.addIssue({
+      code: 'custom',
+      path: ['SHUTDOWN_DRAIN_SECONDS'],
+      message: `SHUTDOWN_DRAIN_SECONDS (${values.SHUTDOWN_DRAIN_SECONDS}) must not exceed SHUTDOWN_GRACE_SECONDS (${grace}): the drain is part of the grace`,
+    });
+  }
   return {
     ...values,
     HOST,
     QUEUE_PREFIX,
     /** Whether QUEUE_PREFIX was given a hash tag here, which the process says once at start. */
     queuePrefixTagged: QUEUE_PREFIX !== values.QUEUE_PREFIX,
+    // No load balancer stands in front of the zero-configuration start: nothing to wait for there.
+    SHUTDOWN_DRAIN_SECONDS: values.SHUTDOWN_DRAIN_SECONDS ?? Math.min(values.DATABASE_URL ? 5 : 0, grace),
     WEBHOOK_ALLOW_PRIVATE: values.WEBHOOK_ALLOW_PRIVATE ?? (!values.DATABASE_URL && isLoopback(HOST)),
   };
 });

@@ -13,10 +13,13 @@ let service: RunningService | undefined;
 let redis: ProvidedRedis | undefined;
 
 // From the first moment, so that a stop during start still closes what was opened (a started Redis).
+let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, async () => {
-    service?.logger.info({ signal }, 'shutting down');
-    await service?.close();
+    // One stop at a time: a SIGINT during a SIGTERM's drain changes nothing.
+    if (stopping) return;
+    stopping = true;
+    await service?.close(signal);
     await redis?.close();
     service?.logger.info('stopped');
     process.exit(0);

@@ -9,6 +9,7 @@ import { type Config, listenerOrigin } from './config.js';
 import { runMigrations } from './db/migrate.js';
 import { type Demo, demoEnabled, prepareDemo } from './demo.js';
 import { startWorkers } from './jobs/workers/engine.js';
+import { type StoppableListener, stoppable } from './listener-shutdown.js';
 import { createLogger, type Logger } from './logger.js';
 import { metricsFor } from './metrics/endpoint.js';
 import { type OperatorCredentials, operatorCredentials } from './operators.js';
@@ -24,7 +25,8 @@ export interface RunningService {
   operators: OperatorCredentials | undefined;
   /** The demo organisation (src/demo.ts), when DEMO is on. */
   demo: Demo | undefined;
-  close(): Promise<void>;
+  /** Drains, then stops (docs/operations.md "Stopping"); `signal`, when a signal asked for it, is logged. */
+  close(signal?: NodeJS.Signals): Promise<void>;
 }
 
 /**
@@ -54,6 +56,7 @@ export async function startService(
   const tls = await loadTls(config);
   const https = createHttpsServer({ cert: tls.cert, key: tls.key }, app);
   answerClientErrors(https);
+  const listeners: StoppableListener[] = [stoppable(https)];
   const httpsPort = await listen(https, config.PORT, config.HOST);
   system.links.listeningAt(listenerOrigin(config, httpsPort));
   logger.info(
@@ -61,7 +64,10 @@ export async function startService(
     'serving HTTPS',
   );
   const http = config.HTTP_PORT === undefined ? undefined : createHttpServer(app);
-  if (http) answerClientErrors(http);
+  if (http) {
+    answerClientErrors(http);
+    listeners.push(stoppable(http));
+  }
   const httpPort = http && (await listen(http, config.HTTP_PORT ?? 0, config.HOST));
   if (http) logger.info({ port: httpPort }, 'plain HTTP listener: answers /v1 with 403 insecure_connection');
   // Once serving: a start that fails before (a port taken) makes no organisation whose keys nobody saw.
@@ -76,36 +82,43 @@ export async function startService(
     database: database.describe,
     operators,
     demo,
-    async close() {
-      // Stop taking requests and jobs first; finish what is in flight, for the grace period at most
-      // (docs/operations.md "Configuration"); then let go of the connections.
+    async close(signal) {
+      // The drain is the first part of the grace (docs/operations.md "Stopping"): /readyz answers 503
+      // while everything else is still served, so that a load balancer stops sending requests before
+      // the listeners stop accepting them. Workers stop meanwhile, for the whole grace.
       const graceMs = config.SHUTDOWN_GRACE_SECONDS * 1000;
-      await Promise.all([
-        closeServer(https, graceMs),
-        http && closeServer(http, graceMs),
-        workers.close(graceMs),
-      ]);
+      const drainMs = config.SHUTDOWN_DRAIN_SECONDS * 1000;
+      api.deps.readiness.drain();
+      logger.info(
+        { signal, drainSeconds: config.SHUTDOWN_DRAIN_SECONDS, graceSeconds: config.SHUTDOWN_GRACE_SECONDS },
+        'shutting down: draining (/readyz answers 503)',
+      );
+      const stopped = workers.close(graceMs);
+      await new Promise((resolve) => setTimeout(resolve, drainMs));
+      const stopping = listeners.map((listener) => listener.stop(graceMs - drainMs));
+      logger.info(
+        { inFlight: sum(stopping.map(({ inFlight }) => inFlight)) },
+        'stopped accepting connections; requests in flight are answered with Connection: close',
+      );
+      const cut = sum((await Promise.all(stopping.map(({ closed }) => closed))).map(({ cut }) => cut));
+      if (cut > 0) {
+        logger.warn(
+          { requests: cut, graceMs },
+          'requests still running at the end of the grace were cut off',
+        );
+      }
+      await stopped;
       await system.close();
     },
   };
 }
+
+const sum = (counts: number[]) => counts.reduce((total, count) => total + count, 0);
 
 /** Listens on `host` (HOST; undefined: every interface), as docs/operations.md "Configuration" says. */
 function listen(server: Server, port: number, host: string | undefined): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
-  });
-}
-
-/** Stops listening and closes idle connections; requests still running past `graceMs` are cut off. */
-function closeServer(server: Server, graceMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    const cutOff = setTimeout(() => server.closeAllConnections(), graceMs).unref();
-    server.close(() => {
-      clearTimeout(cutOff);
-      resolve();
-    });
-    server.closeIdleConnections();
   });
 }

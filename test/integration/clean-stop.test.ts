@@ -94,10 +94,14 @@ describe('a clean stop', () => {
       WORKERS: 'none',
       ADMIN_USER: 'operator',
       ADMIN_PASSWORD: 'correct horse battery staple',
+      SHUTDOWN_DRAIN_SECONDS: '1',
     });
     const service = await startService(config, createLogger('info', sink));
     expect(await probe(service.httpsPort)).toBe(200);
-    await service.close();
+    const closed = service.close();
+    // A load balancer's probe during the drain is routine too.
+    expect(await probe(service.httpsPort)).toBe(503);
+    await closed;
     await dropKeys(redisUrl, prefix);
 
     expect(loud(lines)).toEqual([]);

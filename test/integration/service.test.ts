@@ -83,6 +83,8 @@ const settings = () => ({
   QUEUE_PREFIX: prefix,
   ADMIN_USER: 'operator',
   ADMIN_PASSWORD: 'correct horse battery staple',
+  // No load balancer to wait for (the drain: web-drain.test.ts).
+  SHUTDOWN_DRAIN_SECONDS: '0',
 });
 
 beforeAll(async () => {

@@ -30,6 +30,7 @@ describe('loadConfig', () => {
       MIRROR_CONCURRENCY: 4,
       JOB_LOCK_SECONDS: 30,
       SHUTDOWN_GRACE_SECONDS: 25,
+      SHUTDOWN_DRAIN_SECONDS: 5,
       SUBMIT_WAIT_MS: 15_000,
       DEADLINE_SWEEP_SECONDS: 300,
       DUE_SOON_HOURS: 48,
@@ -88,6 +89,19 @@ describe('loadConfig', () => {
     ['10', 10],
   ])('reads MOCK_DISPUTE_SECONDS=%s', (value, expected) => {
     expect(loadConfig({ MOCK_DISPUTE_SECONDS: value }).MOCK_DISPUTE_SECONDS).toBe(expected);
+  });
+
+  // The drain is the first part of the grace; without a load balancer (no DATABASE_URL) there is none.
+  it.each([
+    [{ ...base }, 5],
+    [{}, 0],
+    [{ ...base, SHUTDOWN_GRACE_SECONDS: '3' }, 3],
+    [{ ...base, SHUTDOWN_GRACE_SECONDS: '0' }, 0],
+    [{ ...base, SHUTDOWN_DRAIN_SECONDS: '0' }, 0],
+    [{ ...base, SHUTDOWN_GRACE_SECONDS: '10', SHUTDOWN_DRAIN_SECONDS: '10' }, 10],
+    [{ SHUTDOWN_DRAIN_SECONDS: '2' }, 2],
+  ])('reads SHUTDOWN_DRAIN_SECONDS from %j: %d', (env, expected) => {
+    expect(loadConfig(env).SHUTDOWN_DRAIN_SECONDS).toBe(expected);
   });
 
   it('reads PUBLIC_URL without its trailing slash', () => {
@@ -171,6 +185,11 @@ describe('loadConfig', () => {
     ],
     [{ ...base, ADMIN_PASSWORD: '15 characters..' }, 'ADMIN_PASSWORD must be at least 16 characters'],
     [{ ...base, JOB_LOCK_SECONDS: '0' }, 'JOB_LOCK_SECONDS'],
+    [
+      { ...base, SHUTDOWN_GRACE_SECONDS: '10', SHUTDOWN_DRAIN_SECONDS: '11' },
+      'invalid configuration: SHUTDOWN_DRAIN_SECONDS (11) must not exceed SHUTDOWN_GRACE_SECONDS (10): the drain is part of the grace',
+    ],
+    [{ ...base, SHUTDOWN_DRAIN_SECONDS: '-1' }, 'SHUTDOWN_DRAIN_SECONDS'],
     [{ ...base, MOCK_PROCESSOR_URL: 'ftp://x' }, 'MOCK_PROCESSOR_URL'],
     [{ ...base, PUBLIC_URL: 'disputes.example.com' }, 'PUBLIC_URL'],
     [{ ...base, DOCUMENT_LINK_SECONDS: '10' }, 'DOCUMENT_LINK_SECONDS'],

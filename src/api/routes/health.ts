@@ -16,16 +16,21 @@ export function healthz(_req: Request, res: Response): void {
 export function readyz(deps: Pick<AppDeps, 'readiness' | 'logger'>) {
   const changes = readinessChanges(deps.logger);
   return async (_req: Request, res: Response): Promise<void> => {
+    res.setHeader('Cache-Control', 'no-store');
+    // At once, asking nothing: the balancer is to stop sending requests before this process stops
+    // accepting them (docs/operations.md "Rolling restart"), whatever its dependencies say.
+    if (deps.readiness.draining) {
+      reportedElsewhere(res);
+      res.status(503).json({ status: 'draining' });
+      return;
+    }
     const { ready, checks } = await deps.readiness.check();
     const shown = (check: Check) => (check.ok ? 'ok' : check.problem);
     const answer = { postgres: shown(checks.postgres), redis: shown(checks.redis) };
     changes.saw(answer);
     // A dependency being away is not this process failing, and the change was logged once, above.
     if (!ready) reportedElsewhere(res);
-    res
-      .status(ready ? 200 : 503)
-      .setHeader('Cache-Control', 'no-store')
-      .json({ status: ready ? 'ready' : 'unavailable', checks: answer });
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', checks: answer });
   };
 }
 
