@@ -198,6 +198,11 @@ const settings = z.object({
    * load balancer takes it out of rotation before it stops accepting (docs/operations.md "Rolling restart").
    */
   SHUTDOWN_DRAIN_SECONDS: z.coerce.number().int().min(0).max(3600).optional(),
+  /**
+   * How long a web process keeps an idle keep-alive connection open. Above a load balancer's own idle
+   * timeout, so that the balancer, not the process, closes a connection it might be about to reuse.
+   */
+  HTTP_KEEP_ALIVE_SECONDS: z.coerce.number().int().min(1).max(3600).default(5),
   /** How long a submit request waits for the processor call before answering 202. */
   SUBMIT_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(15_000),
   DEADLINE_SWEEP_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),

@@ -56,6 +56,7 @@ export async function startService(
   const tls = await loadTls(config);
   const https = createHttpsServer({ cert: tls.cert, key: tls.key }, app);
   answerClientErrors(https);
+  keepIdleConnections(https, config.HTTP_KEEP_ALIVE_SECONDS);
   const listeners: StoppableListener[] = [stoppable(https)];
   const httpsPort = await listen(https, config.PORT, config.HOST);
   system.links.listeningAt(listenerOrigin(config, httpsPort));
@@ -66,6 +67,7 @@ export async function startService(
   const http = config.HTTP_PORT === undefined ? undefined : createHttpServer(app);
   if (http) {
     answerClientErrors(http);
+    keepIdleConnections(http, config.HTTP_KEEP_ALIVE_SECONDS);
     listeners.push(stoppable(http));
   }
   const httpPort = http && (await listen(http, config.HTTP_PORT ?? 0, config.HOST));
@@ -121,4 +123,14 @@ function listen(server: Server, port: number, host: string | undefined): Promise
     server.once('error', reject);
     server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
   });
+}
+
+/**
+ * Keeps an idle keep-alive connection open for `seconds` (HTTP_KEEP_ALIVE_SECONDS, docs/operations.md
+ * "Rolling restart"). The wait for a request's headers stays at least a second longer, so a request
+ * arriving at the last moment of the idle time is read, not cut.
+ */
+function keepIdleConnections(server: Server, seconds: number): void {
+  server.keepAliveTimeout = seconds * 1000;
+  server.headersTimeout = Math.max(server.headersTimeout, (seconds + 1) * 1000);
 }

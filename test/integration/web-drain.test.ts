@@ -50,6 +50,7 @@ async function web(): Promise<{ process: ServiceProcess; port: number }> {
     SUBMIT_WAIT_MS: String(submitWaitMs),
     SHUTDOWN_DRAIN_SECONDS: String(drainSeconds),
     SHUTDOWN_GRACE_SECONDS: String(graceSeconds),
+    HTTP_KEEP_ALIVE_SECONDS: '7',
   });
   await waitForOutput(started, '"msg":"serving HTTPS"');
   const [serving] = logLines(started, /^serving HTTPS$/);
@@ -100,7 +101,10 @@ describe('a web process stopped with SIGTERM', () => {
         headers: { authorization: basicAuth(tenant.key) },
       });
     expect((await call('/readyz')).status).toBe(200);
-    expect((await call('/v1/disputes')).headers.connection).toBe('keep-alive');
+    const listed = await call('/v1/disputes');
+    expect(listed.headers.connection).toBe('keep-alive');
+    // HTTP_KEEP_ALIVE_SECONDS, as the process tells its clients.
+    expect(listed.headers['keep-alive']).toBe('timeout=7');
 
     // An idle keep-alive connection, and two clients that never finish: one stops inside its headers,
     // one inside its body.
