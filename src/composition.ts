@@ -26,7 +26,13 @@ import { createAdapterRegistry } from './processors/registry.js';
 import { rateLimitsOf } from './rate-limits.js';
 import { readinessOf } from './readiness.js';
 import { connectRedis } from './redis.js';
-import { openRedis, type RedisClient, redisTargetOf, refuseClusterNode } from './redis-connection.js';
+import {
+  openRedis,
+  type RedisClient,
+  redisTargetOf,
+  refuseCertificate,
+  refuseClusterNode,
+} from './redis-connection.js';
 import { watchRedis } from './redis-watch.js';
 import { loadAppSecret, SecretBox } from './secrets.js';
 
@@ -151,9 +157,15 @@ export async function composeProcess(
     );
   }
   const queues = openQueues({ redis: target, prefix: config.QUEUE_PREFIX }, watch);
-  // A REDIS_URL at a cluster node would take work and never do it: one line instead (unless Redis is away).
+  // A REDIS_URL at a cluster node would take work and never do it, and a refused certificate is never
+  // mended by waiting: one line instead (unless Redis is away).
   const probe = watch.client(openRedis(target, 'producer'));
-  await watch.unlessAway(refuseClusterNode(probe, target)).finally(() => probe.disconnect());
+  try {
+    await refuseCertificate(probe, target);
+    await watch.unlessAway(refuseClusterNode(probe, target));
+  } finally {
+    probe.disconnect();
+  }
   const { secrets, links } = await loadSecrets(config);
   // Rate limits and circuit breakers of processor accounts, shared by every process through Redis.
   const guardRedis = connectRedis(target, logger, watch);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
+import { certificateFailures } from './certificate-failures.js';
 import type { Config } from './config.js';
 
 /** A connection as the service passes it around: one Redis (a URL, or a Sentinel-managed master) or a cluster. */
@@ -166,4 +167,26 @@ export async function refuseClusterNode(redis: RedisClient, target: RedisTarget)
       `Redis at ${describeRedis(target)} (${redisSetting(target)}) is a node of a Redis Cluster: set REDIS_CLUSTER_NODES=host:port,… to its nodes instead`,
     );
   }
+}
+
+/**
+ * Fails with one line when Redis's TLS certificate is refused (not trusted, expired, for another host):
+ * no retry mends that, so a process stops at start rather than wait for a Redis it can never use. Waits
+ * for the connection's first outcome; any other failure (Redis away) is the watch's to tell.
+ */
+export async function refuseCertificate(redis: RedisClient, target: RedisTarget): Promise<void> {
+  const events = ['ready', 'error', 'node error', 'end'] as const;
+  let heard = (_error?: Error) => {};
+  const failure = await new Promise<Error | undefined>((resolve) => {
+    heard = resolve;
+    if (redis.status === 'ready') resolve(undefined);
+    for (const event of events) redis.on(event, heard);
+  });
+  for (const event of events) redis.off(event, heard);
+  const refusal = certificateFailures[(failure as NodeJS.ErrnoException | undefined)?.code ?? ''];
+  if (!refusal || !failure) return;
+  const advice = refusal.endsWith('not trusted')
+    ? ': set REDIS_CA_FILE to the certificate (PEM) of the CA that signed it'
+    : '';
+  throw new Error(`Redis at ${describeRedis(target)}: ${refusal} (${failure.message})${advice}`);
 }

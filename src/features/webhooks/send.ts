@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { CancelError, got, TimeoutError } from 'got';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
+import { certificateFailures } from '../../certificate-failures.js';
 
 /** What one POST to a receiver came to. It never throws: the caller records every outcome. */
 export interface SendResult {
@@ -112,11 +113,6 @@ const failureClasses: Record<string, string> = {
   EAI_AGAIN: 'host not found',
   EHOSTUNREACH: 'host unreachable',
   ENETUNREACH: 'host unreachable',
-  DEPTH_ZERO_SELF_SIGNED_CERT: 'TLS certificate not trusted',
-  SELF_SIGNED_CERT_IN_CHAIN: 'TLS certificate not trusted',
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'TLS certificate not trusted',
-  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'TLS certificate not trusted',
-  CERT_HAS_EXPIRED: 'TLS certificate expired',
-  ERR_TLS_CERT_ALTNAME_INVALID: 'TLS certificate is for another host',
+  ...certificateFailures,
   EPROTO: 'TLS handshake failed',
 };
