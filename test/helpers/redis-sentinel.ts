@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { freePort, listening } from './redis-server.js';
+import type { TestAuthority } from './tls.js';
 
 export interface SentinelGroupOptions {
   /** The master's name the sentinels monitor (REDIS_SENTINEL_NAME). */
@@ -13,6 +14,8 @@ export interface SentinelGroupOptions {
   password?: string;
   /** A password on the sentinels themselves (their requirepass). */
   sentinelPassword?: string;
+  /** TLS only, on every node and sentinel and between them, with certificates from this authority. */
+  tls?: TestAuthority;
 }
 
 export interface Failover {
@@ -51,6 +54,22 @@ export async function sentinelGroup(options: SentinelGroupOptions = {}): Promise
   const dir = mkdtempSync(join(tmpdir(), 'rebuttal-sentinel-'));
   const children: ChildProcess[] = [];
   const auth = options.password ? ['--requirepass', options.password, '--masterauth', options.password] : [];
+  const ca = options.tls && readFileSync(options.tls.caFile);
+  const data: Access = { password: options.password, ca };
+  const sentinel: Access = { password: options.sentinelPassword, ca };
+  // The same settings serve the command line (`--name value`) and a sentinel's file (`name value`).
+  const ports = (port: number): Array<[string, string]> =>
+    options.tls
+      ? [
+          ['port', '0'],
+          ['tls-port', String(port)],
+          ['tls-cert-file', options.tls.certFile],
+          ['tls-key-file', options.tls.keyFile],
+          ['tls-ca-cert-file', options.tls.caFile],
+          ['tls-auth-clients', 'no'],
+          ['tls-replication', 'yes'],
+        ]
+      : [['port', String(port)]];
   const start = async (label: string, args: string[], port: number) => {
     const logfile = join(dir, `${label}.log`);
     const child = spawn('redis-server', [...args, '--logfile', logfile], { stdio: 'ignore' });
@@ -64,10 +83,12 @@ export async function sentinelGroup(options: SentinelGroupOptions = {}): Promise
   const dataNode = (label: string, port: number, extra: string[] = []) =>
     start(
       label,
-      ['--port', String(port), '--dir', dir, '--save', '', ...auth, ...extra].concat(
-        // A replica's sync starts at once, not after the 5 s Redis waits for more replicas to share it.
-        '--bind 127.0.0.1 --appendonly no --repl-diskless-sync-delay 0'.split(' '),
-      ),
+      ['--dir', dir, '--save', '', ...ports(port).flatMap(([key, value]) => [`--${key}`, value])]
+        .concat(auth, extra)
+        .concat(
+          // A replica's sync starts at once, not after the 5 s Redis waits for more replicas to share it.
+          '--bind 127.0.0.1 --appendonly no --repl-diskless-sync-delay 0'.split(' '),
+        ),
       port,
     );
   const close = async () => {
@@ -87,7 +108,7 @@ export async function sentinelGroup(options: SentinelGroupOptions = {}): Promise
     await dataNode('master', masterPort);
     await dataNode('replica', replicaPort, ['--replicaof', '127.0.0.1', String(masterPort)]);
     await until('the replica in sync', async () =>
-      (await info(replicaPort, options.password)).includes('master_link_status:up'),
+      (await info(replicaPort, data)).includes('master_link_status:up'),
     );
 
     const sentinelPorts = [await freePort(), await freePort(), await freePort()];
@@ -97,7 +118,7 @@ export async function sentinelGroup(options: SentinelGroupOptions = {}): Promise
       writeFileSync(
         conf,
         [
-          `port ${port}`,
+          ...ports(port).map((setting) => setting.join(' ')),
           'bind 127.0.0.1',
           `dir ${dir}`,
           options.sentinelPassword ? `requirepass ${options.sentinelPassword}` : '',
@@ -115,7 +136,7 @@ export async function sentinelGroup(options: SentinelGroupOptions = {}): Promise
       // past the 2 s that sends a sentinel into its 30 s TILT mode, in which it does nothing: made lenient.
       await sentinelCommand(
         port,
-        options.sentinelPassword,
+        sentinel,
         'DEBUG info-period 500 publish-period 500 ping-period 250 tilt-trigger 15000 tilt-period 1000'.split(
           ' ',
         ),
@@ -124,14 +145,14 @@ export async function sentinelGroup(options: SentinelGroupOptions = {}): Promise
     const group: SentinelGroup = {
       name,
       sentinels: sentinelPorts.map((port) => `127.0.0.1:${port}`).join(','),
-      masterPort: async () => (await masters(sentinelPorts, name, options.sentinelPassword))[0] ?? 0,
+      masterPort: async () => (await masters(sentinelPorts, name, sentinel))[0] ?? 0,
       async failover() {
         const began = Date.now();
         const from = await group.masterPort();
         // A sentinel refuses while it has no replica it trusts yet, or a failover is still going on.
         await until('a sentinel accepting SENTINEL FAILOVER', async () => {
           try {
-            await sentinelCommand(sentinelPorts[0] ?? 0, options.sentinelPassword, ['FAILOVER', name]);
+            await sentinelCommand(sentinelPorts[0] ?? 0, sentinel, ['FAILOVER', name]);
             return true;
           } catch (error) {
             if (/NOGOODSLAVE|INPROG/.test(String(error))) return false;
@@ -140,7 +161,7 @@ export async function sentinelGroup(options: SentinelGroupOptions = {}): Promise
         });
         let to = from;
         await until(`every sentinel naming a new master instead of ${from}`, async () => {
-          const named = await masters(sentinelPorts, name, options.sentinelPassword);
+          const named = await masters(sentinelPorts, name, sentinel);
           to = named[0] ?? from;
           return to !== from && named.every((port) => port === to);
         });
@@ -159,18 +180,15 @@ export async function sentinelGroup(options: SentinelGroupOptions = {}): Promise
   /** Every sentinel knows the other two and the replica as healthy, which replicates the master. */
   async function settled(ports: number[], replica: number, master: number): Promise<void> {
     await until(`port ${replica} replicating ${master}`, async () => {
-      const text = await info(replica, options.password).catch(() => '');
+      const text = await info(replica, data).catch(() => '');
       return text.includes(`master_port:${master}`) && text.includes('master_link_status:up');
     });
     await until('every sentinel knowing the replica and the other sentinels', async () => {
       for (const port of ports) {
-        const master = (await sentinelCommand(port, options.sentinelPassword, ['MASTER', name])) as string[];
+        const master = (await sentinelCommand(port, sentinel, ['MASTER', name])) as string[];
         const fields = pairs(master);
         if (fields['num-slaves'] !== '1' || fields['num-other-sentinels'] !== '2') return false;
-        const replicas = (await sentinelCommand(port, options.sentinelPassword, [
-          'REPLICAS',
-          name,
-        ])) as string[][];
+        const replicas = (await sentinelCommand(port, sentinel, ['REPLICAS', name])) as string[][];
         const known = replicas.map(pairs).find((fields) => fields.port === String(replica));
         if (known?.flags !== 'slave' || known['master-link-status'] !== 'ok') return false;
       }
@@ -179,28 +197,35 @@ export async function sentinelGroup(options: SentinelGroupOptions = {}): Promise
   }
 }
 
-async function masters(ports: number[], name: string, password?: string): Promise<number[]> {
+/** A password and, for TLS, the CA to trust: how the group's own checks reach a node or a sentinel. */
+interface Access {
+  password: string | undefined;
+  ca: Buffer | undefined;
+}
+
+async function masters(ports: number[], name: string, access: Access): Promise<number[]> {
   return Promise.all(
     ports.map(async (port) => {
-      const address = (await sentinelCommand(port, password, ['GET-MASTER-ADDR-BY-NAME', name])) as string[];
+      const address = (await sentinelCommand(port, access, ['GET-MASTER-ADDR-BY-NAME', name])) as string[];
       return Number(address[1]);
     }),
   );
 }
 
-async function sentinelCommand(port: number, password: string | undefined, args: string[]): Promise<unknown> {
-  return withClient(port, password, (redis) => redis.call('SENTINEL', ...args));
+async function sentinelCommand(port: number, access: Access, args: string[]): Promise<unknown> {
+  return withClient(port, access, (redis) => redis.call('SENTINEL', ...args));
 }
 
-async function info(port: number, password?: string): Promise<string> {
-  return withClient(port, password, (redis) => redis.info('replication'));
+async function info(port: number, access: Access): Promise<string> {
+  return withClient(port, access, (redis) => redis.info('replication'));
 }
 
-async function withClient<T>(port: number, password: string | undefined, use: (redis: Redis) => Promise<T>) {
+async function withClient<T>(port: number, access: Access, use: (redis: Redis) => Promise<T>) {
   const redis = new Redis({
     port,
     host: '127.0.0.1',
-    password,
+    password: access.password,
+    ...(access.ca && { tls: { ca: access.ca } }),
     lazyConnect: true,
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,

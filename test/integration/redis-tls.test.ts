@@ -6,13 +6,15 @@ import { startTestApi, type TestApi } from '../helpers/api.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { exerciseEngine, exerciseSettings } from '../helpers/engine-exercise.js';
 import { startProcess } from '../helpers/processes.js';
+import { sentinelGroup } from '../helpers/redis-sentinel.js';
 import { type TlsRedis, tlsRedis } from '../helpers/redis-server.js';
 import { testRedisPrefix } from '../helpers/services.js';
 import { testAuthority } from '../helpers/tls.js';
 
 /**
  * The service on a Redis that speaks TLS only (`rediss://`), with a certificate from a private CA, as a
- * managed Redis has: trusted through REDIS_CA_FILE, and refused in one line without it.
+ * managed Redis has: trusted through REDIS_CA_FILE, and refused in one line without it; and a Sentinel
+ * group speaking TLS only, sentinels included (REDIS_TLS).
  */
 let redis: TlsRedis;
 let api: TestApi;
@@ -62,4 +64,35 @@ describe('Redis over TLS with a private CA', () => {
       `rebuttal could not start: Redis at 127.0.0.1:${port}: TLS certificate not trusted (self-signed certificate in certificate chain): set REDIS_CA_FILE to the certificate (PEM) of the CA that signed it`,
     );
   }, 30_000);
+});
+
+describe('Sentinel over TLS (REDIS_TLS) with passwords', () => {
+  it('ready, and the engine round goes through a failover', async () => {
+    const group = await sentinelGroup({
+      password: 'data-node-password',
+      sentinelPassword: 'sentinel-password',
+      tls: testAuthority(),
+    });
+    const onSentinel = await startTestApi({
+      env: {
+        ...exerciseSettings,
+        REDIS_SENTINELS: group.sentinels,
+        REDIS_SENTINEL_NAME: group.name,
+        REDIS_PASSWORD: 'data-node-password',
+        REDIS_SENTINEL_PASSWORD: 'sentinel-password',
+        REDIS_TLS: 'true',
+        REDIS_CA_FILE: testAuthority().caFile,
+      },
+    });
+    try {
+      const ready = await onSentinel.call('GET', '/readyz');
+      expect(ready.body).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok' } });
+      // Bull Board and the rate limits are checked after the failover: on the new master.
+      await exerciseEngine(onSentinel, { disputes: 5, meanwhile: async () => void (await group.failover()) });
+      expect((await onSentinel.call('GET', '/readyz')).body).toMatchObject({ status: 'ready' });
+    } finally {
+      await onSentinel.close();
+      await group.close();
+    }
+  }, 60_000);
 });
