@@ -4,6 +4,7 @@ import { events } from '../../src/db/schema/events.js';
 import { webhookDeliveries } from '../../src/db/schema/webhooks.js';
 import { type FakeMockProcessor, startFakeMockProcessor } from '../fakes/mock-processor.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
+import { cliOf } from '../helpers/cli.js';
 import { exerciseEngine, exerciseSettings } from '../helpers/engine-exercise.js';
 import { logLines, startWorkerProcess, storesOf, type WorkerProcess } from '../helpers/processes.js';
 import { type Failover, type SentinelGroup, sentinelGroup } from '../helpers/redis-sentinel.js';
@@ -11,7 +12,8 @@ import { type Failover, type SentinelGroup, sentinelGroup } from '../helpers/red
 /**
  * The service on a Sentinel-managed Redis (REDIS_SENTINELS), with passwords on the data nodes and on the
  * sentinels, as a managed Sentinel has them: the web part in this process, the workers in a process of
- * their own as the Procfile runs them, sharing the mock processor over HTTP so every call is counted.
+ * their own as the Procfile runs them, sharing the mock processor over HTTP so every call is counted, and
+ * the CLI.
  */
 let group: SentinelGroup;
 let api: TestApi;
@@ -115,4 +117,20 @@ describe('the service on Sentinel', () => {
         `50 of 50 submissions sent once, settled ${figures.settledMs} ms after the last request; slowest webhook ${slowestWebhookMs} ms after its event`,
     );
   }, 120_000);
+
+  it('a CLI command reads the queues on the master the sentinels name', async () => {
+    const later = await api.queues.byName.deadline.add(
+      'sweepDeadlines',
+      {},
+      { jobId: `sentinel-delayed-${Date.now()}`, delay: 3600_000 },
+    );
+    const listed = await cliOf(api)('jobs', 'list', '--queue', 'deadline', '--state', 'delayed', '--json');
+    expect(listed.code, listed.stderr).toBe(0);
+    // Beside the worker process's own schedule of the sweep.
+    expect(JSON.parse(listed.stdout)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: later.id, name: 'sweepDeadlines', state: 'delayed', attempts: 0 }),
+      ]),
+    );
+  });
 });
