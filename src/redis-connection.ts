@@ -188,5 +188,7 @@ export async function refuseCertificate(redis: RedisClient, target: RedisTarget)
   const advice = refusal.endsWith('not trusted')
     ? ': set REDIS_CA_FILE to the certificate (PEM) of the CA that signed it'
     : '';
-  throw new Error(`Redis at ${describeRedis(target)}: ${refusal} (${failure.message})${advice}`);
+  throw new Error(
+    `Redis at ${describeRedis(target)} (${redisSetting(target)}): ${refusal} (${failure.message})${advice}`,
+  );
 }

@@ -61,7 +61,7 @@ describe('Redis over TLS with a private CA', () => {
     expect(code, started.output()).toBe(1);
     const port = new URL(redis.url).port;
     expect(started.errors().trim().split('\n').at(-1)).toBe(
-      `rebuttal could not start: Redis at 127.0.0.1:${port}: TLS certificate not trusted (self-signed certificate in certificate chain): set REDIS_CA_FILE to the certificate (PEM) of the CA that signed it`,
+      `rebuttal could not start: Redis at 127.0.0.1:${port} (REDIS_URL): TLS certificate not trusted (self-signed certificate in certificate chain): set REDIS_CA_FILE to the certificate (PEM) of the CA that signed it`,
     );
   }, 30_000);
 });
