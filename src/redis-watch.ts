@@ -65,7 +65,11 @@ export class RedisWatch {
     return source;
   }
 
-  /** Runs `listener` each time Redis is back after being away, until the returned function is called. */
+  /**
+   * Runs `listener` each time Redis is back after being away, or its master changed (writes the old
+   * master took just before may be lost: a job's completion, a scheduler), until the returned function is
+   * called.
+   */
   onBack(listener: () => void): () => void {
     this.#backListeners.push(listener);
     return () => this.#backListeners.splice(this.#backListeners.indexOf(listener) >>> 0, 1);
@@ -109,6 +113,7 @@ export class RedisWatch {
       { address: this.report.address, from: before, to: address },
       'Redis master changed: the sentinels named a new master',
     );
+    for (const listener of this.#backListeners) listener();
   }
 
   #connecting(): boolean {

@@ -44,11 +44,13 @@ export function webhookHandlers(deps: EngineDeps): Handlers<'webhook'> {
   };
 }
 
+/** While one relay job waits, wakes add nothing; while one runs, one more is kept to run after it. */
+const relayDeduplication = { id: 'relay', keepLastIfActive: true };
+
 /**
  * LISTEN for the notification every event-writing commit sends, and answer each with a `relayEvents`
  * job, so events leave within milliseconds instead of at the relay's next scheduled run. The job is
- * deduplicated: while one waits, more notifications add nothing; while one runs, one more is kept to run
- * after it (it may have read its batch before the newest commit). Also wakes the relay whenever the
+ * deduplicated (one running may have read its batch before the newest commit). Also wakes the relay whenever the
  * listening connection is (re)established and events wait, for commits made while nobody listened; where
  * notifications cannot be heard (a pooler: src/db/pooler.ts) that is every few seconds, and the check
  * keeps those polls from adding a job each while nothing happens.
@@ -67,12 +69,7 @@ export async function listenForEvents(
     try {
       do {
         again = false;
-        await enqueue(
-          deps.queues,
-          'relayEvents',
-          {},
-          { deduplication: { id: 'relay', keepLastIfActive: true } },
-        );
+        await enqueue(deps.queues, 'relayEvents', {}, { deduplication: relayDeduplication });
       } while (again);
     } catch (error) {
       // The relay's schedule catches up; a notification is only a shortcut. While Redis is away, the
@@ -96,10 +93,20 @@ export async function listenForEvents(
       checking = false;
     }
   };
+  // After an outage or a failover, the relay job holding the deduplication may be one whose end Redis lost:
+  // it looks active until its lock lapses (JOB_LOCK_SECONDS), and every wake meanwhile would add nothing.
+  const stopRestarts = deps.queues.watch.onBack(() => {
+    void deps.queues.byName.webhook.removeDeduplicationKey(relayDeduplication.id).then(catchUp, () => {});
+  });
   const unlisten = await deps.listen(
     eventsChannel,
     () => void wake(),
     () => void catchUp(),
   );
-  return { close: unlisten };
+  return {
+    async close() {
+      stopRestarts();
+      await unlisten();
+    },
+  };
 }
