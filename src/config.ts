@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import type { DocumentLimits } from './domain/document-size.js';
+import { postgresUrl, sslModeOf, verifies } from './postgres-url.js';
 import { type QueueName, queueNames } from './queue-names.js';
 
 /**
@@ -97,7 +98,9 @@ const trustProxy = z
 
 const settings = z.object({
   /** A Postgres server; unset, the embedded database under DATA_DIR/pg (one process only: src/db/embedded.ts). */
-  DATABASE_URL: z
+  DATABASE_URL: postgresUrl,
+  /** The CA (PEM) that signed the Postgres server's certificate, for sslmode verify-ca and verify-full. */
+  DATABASE_CA_FILE: z
     .string()
     .optional()
     .transform((value) => value || undefined),
@@ -106,10 +109,7 @@ const settings = z.object({
    * what needs a session of its own (LISTEN, migrations) goes here, and DATABASE_URL sends no named
    * prepared statements.
    */
-  DATABASE_DIRECT_URL: z
-    .string()
-    .optional()
-    .transform((value) => value || undefined),
+  DATABASE_DIRECT_URL: postgresUrl,
   /**
    * The address the listeners bind to. Unset: loopback (127.0.0.1) without DATABASE_URL, so that the
    * zero-configuration start is reachable from this machine only; every interface with it.
@@ -340,6 +340,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (parsed.data.DATABASE_DIRECT_URL && !parsed.data.DATABASE_URL) {
     throw new Error('invalid configuration: DATABASE_DIRECT_URL needs DATABASE_URL (the pooled address)');
+  }
+  const { DATABASE_URL, DATABASE_DIRECT_URL, DATABASE_CA_FILE } = parsed.data;
+  const unverified = Object.entries({ DATABASE_URL, DATABASE_DIRECT_URL }).find(
+    ([, url]) => url && !verifies(sslModeOf(url)),
+  );
+  if (DATABASE_CA_FILE && (!DATABASE_URL || unverified)) {
+    // A CA given for nothing that verifies would leave the connection unverified, or plain, unsaid.
+    throw new Error(
+      `invalid configuration: DATABASE_CA_FILE is set, but ${unverified?.[0] ?? 'DATABASE_URL'} has no sslmode that verifies the server: add sslmode=verify-full (or verify-ca) to it`,
+    );
   }
   if (Boolean(parsed.data.TLS_CERT_FILE) !== Boolean(parsed.data.TLS_KEY_FILE)) {
     throw new Error('invalid configuration: set both TLS_CERT_FILE and TLS_KEY_FILE, or neither');

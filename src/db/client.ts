@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import { within } from '../time-limit.js';
 import { boundedClient } from './bounded.js';
 import * as schema from './schema/index.js';
+import { type ConnectionSetting, tlsOptionsFor, tlsProblem } from './tls.js';
 
 /**
  * The one database type the features see. Behind it is either postgres-js on a Postgres server (DATABASE_URL)
@@ -55,17 +56,20 @@ export function rowsOf<Row>(result: unknown): Row[] {
 /** Drizzle's settings for either driver: the schema, and snake_case names (statements.ts renders alike). */
 export const drizzleSettings = { schema, casing: 'snake_case' } as const;
 
-/**
- * A postgres-js client on `url`. `prepare: false` sends no named prepared statements, for a pooler that
- * does not keep sessions (src/db/pooler.ts).
- */
-export function connectDatabase(
-  url: string,
-  options: { max?: number; prepare?: boolean } = {},
-): ServerDatabase {
+export interface ConnectOptions {
+  max?: number;
+  /** false: no named prepared statements, for a pooler that does not keep sessions (src/db/pooler.ts). */
+  prepare?: boolean;
+  /** The CA (PEM) that verifies the server's certificate (DATABASE_CA_FILE); unset: the public CAs. */
+  ca?: string | undefined;
+}
+
+/** A postgres-js client on `url`, over TLS as its sslmode says (src/db/tls.ts). */
+export function connectDatabase(url: string, options: ConnectOptions = {}): ServerDatabase {
   const sql = postgres(url, {
     max: options.max ?? 10,
     prepare: options.prepare ?? true,
+    ssl: tlsOptionsFor(url, options.ca),
     onnotice: () => {},
     // A server that is down or takes connections without answering fails an attempt in 2 s, not 30.
     connect_timeout: 2,
@@ -109,7 +113,8 @@ function describeServer(url: string): string {
  * the embedded database under DATA_DIR/pg (loaded only then: a server deployment never loads PGlite).
  */
 export async function openDatabase(
-  config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR'> & Partial<Pick<Config, 'DATABASE_DIRECT_URL'>>,
+  config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR'> &
+    Partial<Pick<Config, 'DATABASE_DIRECT_URL' | 'DATABASE_CA_FILE'>>,
   options: { max?: number } = {},
 ): Promise<Database> {
   const { DATABASE_URL } = config;
@@ -119,4 +124,22 @@ export async function openDatabase(
   }
   const { openEmbeddedDatabase } = await import('./embedded.js');
   return openEmbeddedDatabase(config.DATA_DIR);
+}
+
+/**
+ * A server's database once it has answered: every process (web, worker, CLI) connects once at start, so
+ * that a TLS misconfiguration stops it with one line saying what to fix (db/tls.ts), not a failure later.
+ */
+export async function answered(
+  database: ServerDatabase,
+  where: Omit<ConnectionSetting, 'describe'>,
+): Promise<ServerDatabase> {
+  try {
+    await database.sql`select 1`;
+    return database;
+  } catch (error) {
+    await database.close();
+    const problem = tlsProblem(error, { ...where, describe: database.describe });
+    throw problem ? new Error(problem) : error;
+  }
 }

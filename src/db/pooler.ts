@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import type { Config } from '../config.js';
 import { within } from '../time-limit.js';
-import { connectDatabase, type ServerDatabase } from './client.js';
+import { answered, connectDatabase, type ServerDatabase } from './client.js';
+import { readCaFile, tlsOptionsFor } from './tls.js';
 
 /**
  * A Postgres server, reached as DATABASE_URL and DATABASE_DIRECT_URL say (docs/operations.md "Behind a
@@ -25,20 +26,39 @@ export const pollingMs = 2000;
 const probeMs = 2000;
 
 export async function openServerDatabase(
-  config: { DATABASE_URL: string } & Partial<Pick<Config, 'DATABASE_DIRECT_URL'>>,
+  config: { DATABASE_URL: string } & Partial<Pick<Config, 'DATABASE_DIRECT_URL' | 'DATABASE_CA_FILE'>>,
   options: { max?: number },
 ): Promise<ServerDatabase> {
   const url = config.DATABASE_URL;
-  if (config.DATABASE_DIRECT_URL) {
-    return withSessions(connectDatabase(url, { ...options, prepare: false }), config.DATABASE_DIRECT_URL);
+  const caFile = config.DATABASE_CA_FILE;
+  const ca = caFile ? await readCaFile(caFile) : undefined;
+  // Each address answers once before anything else, so that a TLS mistake is one line (db/tls.ts).
+  const pooled = await answered(connectDatabase(url, { ...options, prepare: false, ca }), {
+    setting: 'DATABASE_URL',
+    url,
+    caFile,
+  });
+  const directUrl = config.DATABASE_DIRECT_URL;
+  if (directUrl) {
+    const direct = await answered(connectDatabase(directUrl, { max: 1, ca }), {
+      setting: 'DATABASE_DIRECT_URL',
+      url: directUrl,
+      caFile,
+    }).catch(async (error: unknown) => {
+      await pooled.close();
+      throw error;
+    });
+    return withSessions(pooled, direct);
   }
-  if (await notificationsArrive(url)) return connectDatabase(url, options);
-  return polling(connectDatabase(url, { ...options, prepare: false }));
+  if (await notificationsArrive(url, ca)) {
+    await pooled.close();
+    return connectDatabase(url, { ...options, ca });
+  }
+  return polling(pooled);
 }
 
-/** LISTEN and migrations on the direct address; its one connection is opened when first used. */
-function withSessions(pooled: ServerDatabase, directUrl: string): ServerDatabase {
-  const direct = connectDatabase(directUrl, { max: 1 });
+/** LISTEN and migrations on the direct address. */
+function withSessions(pooled: ServerDatabase, direct: ServerDatabase): ServerDatabase {
   return {
     ...pooled,
     sessionDb: direct.db,
@@ -68,8 +88,14 @@ function polling(database: ServerDatabase): ServerDatabase {
 }
 
 /** Whether a notification sent through `url` reaches a listener on `url` within `probeMs`. */
-async function notificationsArrive(url: string): Promise<boolean> {
-  const probe = postgres(url, { max: 1, prepare: false, onnotice: () => {}, connect_timeout: 2 });
+async function notificationsArrive(url: string, ca: string | undefined): Promise<boolean> {
+  const probe = postgres(url, {
+    max: 1,
+    prepare: false,
+    ssl: tlsOptionsFor(url, ca),
+    onnotice: () => {},
+    connect_timeout: 2,
+  });
   const channel = `rebuttal_probe_${randomBytes(6).toString('hex')}`;
   try {
     let heard = () => {};

@@ -83,6 +83,8 @@ export interface TestApiOptions {
   directDatabase?: boolean;
   /** Where the service logs (default silent, or TEST_LOG_LEVEL). */
   logger?: Logger;
+  /** A migrated database of the test's own (on a server it started) instead of a clone of the template. */
+  database?: () => Promise<TestDatabase>;
 }
 
 /**
@@ -91,7 +93,7 @@ export interface TestApiOptions {
  * afterAll.
  */
 export async function startTestApi(options: TestApiOptions = {}): Promise<TestApi> {
-  const db = await createTestDatabase();
+  const db = await (options.database ?? createTestDatabase)();
   const servedUrl = options.databaseUrl?.(db.url) ?? db.url;
   const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const prefix = testRedisPrefix();
@@ -153,6 +155,16 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
       await db.drop();
     },
   };
+}
+
+/** Calls a service process's HTTPS listener on loopback (its self-signed certificate accepted). */
+export function callPort<T = Record<string, unknown>>(
+  port: number,
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<ApiResponse<T>> {
+  return send(true, port, undefined, method, path, options);
 }
 
 function send<T>(

@@ -197,8 +197,48 @@ describe('loadConfig', () => {
     [{ ...base, DOCUMENT_MAX_CHARACTERS: '0' }, 'DOCUMENT_MAX_CHARACTERS'],
     [{ ...base, DOCUMENT_MAX_PAGES: 'many' }, 'DOCUMENT_MAX_PAGES'],
     [{ ...base, WEBHOOK_ENDPOINTS_MAX: '0' }, 'WEBHOOK_ENDPOINTS_MAX'],
+    [
+      { DATABASE_URL: 'postgres://db/x?sslmode=verify' },
+      "invalid configuration: DATABASE_URL: sslmode must be one of disable, allow, prefer, require, verify-ca, verify-full; got 'verify'",
+    ],
+    [
+      { DATABASE_URL: 'postgres://db/x?sslmode=verify-full&sslrootcert=/etc/ca.pem' },
+      'invalid configuration: DATABASE_URL: the parameter sslrootcert is not taken: give sslmode (require, verify-ca or verify-full) in the URL and a private CA in DATABASE_CA_FILE',
+    ],
+    [{ DATABASE_URL: 'postgres://db/x?ssl=true' }, 'DATABASE_URL: the parameter ssl is not taken'],
+    ...['', 'postgres://db/x', 'postgres://db/x?sslmode=disable', 'postgres://db/x?sslmode=prefer'].map(
+      (url): [Record<string, string>, string] => [
+        { DATABASE_URL: url, DATABASE_CA_FILE: '/etc/ca.pem' },
+        'invalid configuration: DATABASE_CA_FILE is set, but DATABASE_URL has no sslmode that verifies the server: add sslmode=verify-full (or verify-ca) to it',
+      ],
+    ),
+    [
+      { DATABASE_URL: 'postgres://pooler/x', DATABASE_DIRECT_URL: 'postgres://db/x?sslmode=full' },
+      "invalid configuration: DATABASE_DIRECT_URL: sslmode must be one of disable, allow, prefer, require, verify-ca, verify-full; got 'full'",
+    ],
+    [
+      {
+        DATABASE_URL: 'postgres://pooler/x?sslmode=verify-full',
+        DATABASE_DIRECT_URL: 'postgres://db/x',
+        DATABASE_CA_FILE: '/etc/ca.pem',
+      },
+      'invalid configuration: DATABASE_CA_FILE is set, but DATABASE_DIRECT_URL has no sslmode that verifies the server: add sslmode=verify-full (or verify-ca) to it',
+    ],
   ])('refuses to start half-configured: %j', (env, problem) => {
     expect(() => loadConfig(env)).toThrow(problem);
+  });
+
+  it('takes libpq sslmodes and a CA file for a mode that verifies, and never shows the URL in a refusal', () => {
+    for (const mode of ['require', 'verify-ca', 'verify-full']) {
+      const url = `postgres://app:pw@h1:5432,h2:5433/x?sslmode=${mode}&sslnegotiation=direct`;
+      expect(loadConfig({ DATABASE_URL: url, DATABASE_CA_FILE: '/etc/ca.pem' })).toMatchObject({
+        DATABASE_URL: url,
+        DATABASE_CA_FILE: '/etc/ca.pem',
+      });
+    }
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://app:s3cret@db/x?sslmode=on' })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('s3cret') }),
+    );
   });
 
   it("has every setting in docs/operations.md's configuration table, and nothing else there", async () => {
