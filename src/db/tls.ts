@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { type ConnectionOptions, checkServerIdentity } from 'node:tls';
+import { certificateFailures } from '../certificate-failures.js';
 import { sslModeOf } from '../postgres-url.js';
 
 /**
@@ -74,17 +75,6 @@ export async function readCaFile(file: string): Promise<string> {
   return pem;
 }
 
-/** Node's codes for a certificate chain that no trusted CA signed. */
-const untrusted = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'CERT_UNTRUSTED',
-  'CERT_SIGNATURE_FAILURE',
-]);
-
 export interface ConnectionSetting {
   /** The setting whose URL this is (DATABASE_URL…), named in the line. */
   setting: string;
@@ -104,16 +94,18 @@ export function tlsProblem(error: unknown, where: ConnectionSetting): string | u
   const code = (error as { code?: unknown }).code;
   const { setting, caFile } = where;
   const at = `${setting} (${where.describe})`;
-  if (typeof code === 'string' && untrusted.has(code)) {
+  // The same reading of Node's codes as for Redis and webhooks (src/certificate-failures.ts).
+  const failure = typeof code === 'string' ? certificateFailures[code] : undefined;
+  if (failure === 'TLS certificate not trusted') {
     return caFile
       ? `${at}: the server's certificate is not signed by the CA in DATABASE_CA_FILE (${error.message}): set DATABASE_CA_FILE to the CA certificate that signed it`
       : `${at}: the server's certificate is not signed by a CA this machine trusts (${error.message}): set DATABASE_CA_FILE to the CA certificate (PEM) that signed it`;
   }
-  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+  if (failure === 'TLS certificate is for another host') {
     return `${at}: the server's certificate is not for the host in the URL (${error.message}): connect by a name the certificate gives, or use sslmode=verify-ca to verify the chain alone`;
   }
-  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
-    return `${at}: the server's certificate is not valid now (${error.message}): the server needs a current certificate`;
+  if (failure === 'TLS certificate expired') {
+    return `${at}: the server's certificate has expired (${error.message}): the server needs a current certificate`;
   }
   // The server answered that it has no TLS, and then took the TLS greeting for garbage and hung up.
   if (
