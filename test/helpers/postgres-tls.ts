@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
-import { appendFile, chmod, chown, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, chown, copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -10,6 +10,7 @@ import { runMigrations } from '../../src/db/migrate.js';
 import { readCaFile } from '../../src/db/tls.js';
 import type { TestDatabase } from './database.js';
 import { freePort } from './redis-server.js';
+import { testAuthority, testTls } from './tls.js';
 
 const run = promisify(execFile);
 
@@ -49,40 +50,6 @@ function serverBin(): string {
   return join(root, versions[0], 'bin');
 }
 
-/** An EC key and a certificate for `subject`, signed by `ca` (self-signed without one). */
-async function certificate(
-  dir: string,
-  name: string,
-  subject: string,
-  extensions: string,
-  ca?: string,
-): Promise<void> {
-  const [key, cert, csr] = [`${name}.key`, `${name}.crt`, `${name}.csr`].map((file) => join(dir, file)) as [
-    string,
-    string,
-    string,
-  ];
-  await writeFile(join(dir, `${name}.ext`), extensions);
-  const newKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key];
-  await run('openssl', ['req', ...newKey, '-subj', `/CN=${subject}`, '-out', csr]);
-  const signer = ca
-    ? ['-CA', join(dir, `${ca}.crt`), '-CAkey', join(dir, `${ca}.key`), '-CAcreateserial']
-    : ['-signkey', key];
-  await run('openssl', [
-    'x509',
-    '-req',
-    '-in',
-    csr,
-    ...signer,
-    '-days',
-    '2',
-    '-extfile',
-    join(dir, `${name}.ext`),
-    '-out',
-    cert,
-  ]);
-}
-
 /**
  * A Postgres server of the test's own on a free loopback port, with TLS on and a certificate for localhost
  * and 127.0.0.1 from a CA made for it, that refuses every connection without TLS (only `hostssl` lines). It
@@ -104,9 +71,12 @@ export async function startTlsPostgres(): Promise<TlsPostgres> {
     if (owner) await chown(dir, owner.uid, owner.gid);
     await asServer('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8']);
 
-    await certificate(dir, 'ca', 'Rebuttal test CA', caExtensions);
-    await certificate(dir, 'other-ca', 'Another CA', caExtensions);
-    await certificate(dir, 'server', 'localhost', serverExtensions, 'ca');
+    // The test file's private CA and its server certificate (test/helpers/tls.ts), copied for the server.
+    const authority = testAuthority();
+    await copyFile(authority.certFile, join(dir, 'server.crt'));
+    await copyFile(authority.keyFile, join(dir, 'server.key'));
+    // Another CA: a self-signed certificate that signed nothing the server shows.
+    await writeFile(join(dir, 'other-ca.crt'), (await testTls()).cert);
     // The server refuses a key others may read.
     await chmod(join(dir, 'server.key'), 0o600);
     for (const file of ['server.crt', 'server.key']) {
@@ -135,7 +105,7 @@ export async function startTlsPostgres(): Promise<TlsPostgres> {
     if (owner) await chown(join(data, 'pg_hba.conf'), owner.uid, owner.gid);
     await asServer('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '30', 'start']);
 
-    const caFile = join(dir, 'ca.crt');
+    const { caFile } = authority;
     const url = (sslmode?: string, host = 'localhost', database = 'postgres') =>
       `postgres://postgres@${host}:${port}/${database}${sslmode ? `?sslmode=${sslmode}` : ''}`;
     return {
@@ -182,15 +152,6 @@ export async function startTlsPostgres(): Promise<TlsPostgres> {
     throw error;
   }
 }
-
-const caExtensions = 'basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n';
-const serverExtensions = [
-  'basicConstraints=critical,CA:FALSE',
-  'keyUsage=critical,digitalSignature,keyEncipherment',
-  'extendedKeyUsage=serverAuth',
-  'subjectAltName=DNS:localhost,IP:127.0.0.1',
-  '',
-].join('\n');
 
 async function postgresIds(): Promise<{ uid: number; gid: number }> {
   const [uid, gid] = await Promise.all(
