@@ -1,3 +1,4 @@
+import { certificateFailures } from '../certificate-failures.js';
 import { Failure } from '../domain/failure.js';
 
 /**
@@ -36,11 +37,20 @@ const connectionCodes = new Set([
  */
 const unavailableStates = new Set(['57P01', '57P02', '57P03', '53300', '26000']);
 
-/** Whether a driver error says the database is away rather than that the statement was wrong. */
+/**
+ * Whether a driver error says the database is away rather than that the statement was wrong. A
+ * certificate refused on a new connection (the server's rotated to an untrusted CA) is one too: the start
+ * refuses it with a line of its own (db/tls.ts), a running process answers 503 until it is fixed.
+ */
 export function isConnectionFailure(error: unknown): boolean {
   const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
   if (typeof code !== 'string') return false;
-  return connectionCodes.has(code) || unavailableStates.has(code) || /^08[0-9A-Z]{3}$/.test(code);
+  return (
+    connectionCodes.has(code) ||
+    unavailableStates.has(code) ||
+    /^08[0-9A-Z]{3}$/.test(code) ||
+    Object.hasOwn(certificateFailures, code)
+  );
 }
 
 /** The DatabaseUnavailable that `error` is or wraps (drizzle wraps a driver's error as its cause). */
