@@ -79,7 +79,8 @@ export function connectDatabase(url: string, options: ConnectOptions = {}): Serv
     backoff: (retries: number) => Math.min(3 ** retries / 100, 1) * (0.5 + Math.random() / 2),
     // Dates come back as Date; bigint columns are read as numbers by drizzle's mode setting.
   });
-  // API requests bound their waits on it (db/bounded.ts); the raw client stays unbounded.
+  // API requests bound their waits on it, and no transaction on it commits past a failed statement
+  // (db/bounded.ts); the raw client is postgres-js as it is.
   const db = drizzle(boundedClient(sql), drizzleSettings);
   return {
     db,

@@ -25,8 +25,9 @@ export function unknownRoute(req: Request, _res: Response, next: NextFunction): 
 
 /**
  * Turns anything thrown into the JSON error body. Body-parser and routing errors carry an HTTP status and
- * become the contract's types; Postgres away (db/unavailable.ts) is 503 unavailable, not a bug; anything
- * else is a bug: logged with the request id, answered without internals.
+ * become the contract's types; Postgres away (db/unavailable.ts) is 503 unavailable, not a bug, also as
+ * the cause of a transaction refused its commit (db/bounded.ts TransactionAborted); anything else is a bug:
+ * logged with the request id, answered without internals.
  */
 export function handleErrors(logger: Logger) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
