@@ -260,11 +260,12 @@ const resolved = settings.transform((values, context) => {
   // On a cluster every key must share a slot: the prefix carries a hash tag (`withHashTag`).
   const QUEUE_PREFIX = values.REDIS_CLUSTER_NODES ? withHashTag(values.QUEUE_PREFIX) : values.QUEUE_PREFIX;
   const grace = values.SHUTDOWN_GRACE_SECONDS;
-  if (values.SHUTDOWN_DRAIN_SECONDS !== undefined && values.SHUTDOWN_DRAIN_SECONDS > grace) {
+  // The drain is the first part of the grace: what follows it answers the requests in flight.
+  if (values.SHUTDOWN_DRAIN_SECONDS && values.SHUTDOWN_DRAIN_SECONDS >= grace) {
     context.addIssue({
       code: 'custom',
       path: ['SHUTDOWN_DRAIN_SECONDS'],
-      message: `SHUTDOWN_DRAIN_SECONDS (${values.SHUTDOWN_DRAIN_SECONDS}) must not exceed SHUTDOWN_GRACE_SECONDS (${grace}): the drain is part of the grace`,
+      message: `SHUTDOWN_DRAIN_SECONDS (${values.SHUTDOWN_DRAIN_SECONDS}) must be less than SHUTDOWN_GRACE_SECONDS (${grace}): the drain is part of the grace, and the rest answers the requests in flight`,
     });
   }
   return {
@@ -273,8 +274,10 @@ const resolved = settings.transform((values, context) => {
     QUEUE_PREFIX,
     /** Whether QUEUE_PREFIX was given a hash tag here, which the process says once at start. */
     queuePrefixTagged: QUEUE_PREFIX !== values.QUEUE_PREFIX,
-    // No load balancer stands in front of the zero-configuration start: nothing to wait for there.
-    SHUTDOWN_DRAIN_SECONDS: values.SHUTDOWN_DRAIN_SECONDS ?? Math.min(values.DATABASE_URL ? 5 : 0, grace),
+    // No load balancer stands in front of the zero-configuration start: nothing to wait for there. A
+    // short grace keeps its second half for the requests in flight.
+    SHUTDOWN_DRAIN_SECONDS:
+      values.SHUTDOWN_DRAIN_SECONDS ?? Math.min(values.DATABASE_URL ? 5 : 0, Math.floor(grace / 2)),
     WEBHOOK_ALLOW_PRIVATE: values.WEBHOOK_ALLOW_PRIVATE ?? (!values.DATABASE_URL && isLoopback(HOST)),
   };
 });

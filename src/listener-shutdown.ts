@@ -1,4 +1,5 @@
 import type { Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 
 /**
  * A listener that stops without leaving keep-alive clients behind (docs/operations.md "Stopping"): Node's
@@ -17,6 +18,13 @@ export interface StoppableListener {
 
 export function stoppable(server: Server): StoppableListener {
   const inFlight = new Set<ServerResponse>();
+  // Every socket, from its first byte: Node's closeAllConnections() skips one still in its TLS handshake
+  // (up to 120 s of handshakeTimeout), which would hold close() past the grace.
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   let stopping = false;
   const closeWhenDone = (res: ServerResponse) => {
     if (!res.headersSent) res.setHeader('Connection', 'close');
@@ -42,6 +50,7 @@ export function stoppable(server: Server): StoppableListener {
         const cutOff = setTimeout(() => {
           cut = inFlight.size;
           server.closeAllConnections();
+          for (const socket of sockets) socket.destroy();
         }, cutOffMs).unref();
         server.close(() => {
           clearTimeout(cutOff);

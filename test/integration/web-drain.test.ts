@@ -119,6 +119,12 @@ describe('a web process stopped with SIGTERM', () => {
         'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"id":',
     );
 
+    // And one still in its TLS handshake: a connection that never sends its ClientHello.
+    const handshaking = connectPlain(port, '127.0.0.1');
+    handshaking.on('error', () => {});
+    const handshakeEnded = new Promise((resolve) => handshaking.once('close', resolve));
+    await new Promise((resolve) => handshaking.once('connect', resolve));
+
     const signalled = Date.now();
     running.child.kill('SIGTERM');
     await waitForOutput(running, 'shutting down: draining', 5);
@@ -154,7 +160,7 @@ describe('a web process stopped with SIGTERM', () => {
 
     // The half-sent requests hold their connections until the grace ends; then they are cut.
     expect(await running.exited, running.output()).toBe(0);
-    await Promise.all([halfHeaders.ended, halfBody.ended]);
+    await Promise.all([halfHeaders.ended, halfBody.ended, handshakeEnded]);
     // Cut at the end of the grace, counted from the signal; closing the stores after it takes moments.
     const began = pinoTime(running, /^shutting down/);
     expect(pinoTime(running, /cut off/) - began).toBeGreaterThanOrEqual(graceSeconds * 1000);

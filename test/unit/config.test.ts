@@ -96,10 +96,11 @@ describe('loadConfig', () => {
   it.each([
     [{ ...base }, 5],
     [{}, 0],
-    [{ ...base, SHUTDOWN_GRACE_SECONDS: '3' }, 3],
+    [{ ...base, SHUTDOWN_GRACE_SECONDS: '3' }, 1],
+    [{ ...base, SHUTDOWN_GRACE_SECONDS: '1' }, 0],
     [{ ...base, SHUTDOWN_GRACE_SECONDS: '0' }, 0],
     [{ ...base, SHUTDOWN_DRAIN_SECONDS: '0' }, 0],
-    [{ ...base, SHUTDOWN_GRACE_SECONDS: '10', SHUTDOWN_DRAIN_SECONDS: '10' }, 10],
+    [{ ...base, SHUTDOWN_GRACE_SECONDS: '10', SHUTDOWN_DRAIN_SECONDS: '9' }, 9],
     [{ SHUTDOWN_DRAIN_SECONDS: '2' }, 2],
   ])('reads SHUTDOWN_DRAIN_SECONDS from %j: %d', (env, expected) => {
     expect(loadConfig(env).SHUTDOWN_DRAIN_SECONDS).toBe(expected);
@@ -188,7 +189,11 @@ describe('loadConfig', () => {
     [{ ...base, JOB_LOCK_SECONDS: '0' }, 'JOB_LOCK_SECONDS'],
     [
       { ...base, SHUTDOWN_GRACE_SECONDS: '10', SHUTDOWN_DRAIN_SECONDS: '11' },
-      'invalid configuration: SHUTDOWN_DRAIN_SECONDS (11) must not exceed SHUTDOWN_GRACE_SECONDS (10): the drain is part of the grace',
+      'invalid configuration: SHUTDOWN_DRAIN_SECONDS (11) must be less than SHUTDOWN_GRACE_SECONDS (10): the drain is part of the grace, and the rest answers the requests in flight',
+    ],
+    [
+      { ...base, SHUTDOWN_GRACE_SECONDS: '10', SHUTDOWN_DRAIN_SECONDS: '10' },
+      'invalid configuration: SHUTDOWN_DRAIN_SECONDS (10) must be less than SHUTDOWN_GRACE_SECONDS (10): the drain is part of the grace, and the rest answers the requests in flight',
     ],
     [{ ...base, SHUTDOWN_DRAIN_SECONDS: '-1' }, 'SHUTDOWN_DRAIN_SECONDS'],
     [{ ...base, MOCK_PROCESSOR_URL: 'ftp://x' }, 'MOCK_PROCESSOR_URL'],
