@@ -175,7 +175,8 @@ export async function refuseClusterNode(redis: RedisClient, target: RedisTarget)
  * for the connection's first outcome; any other failure (Redis away) is the watch's to tell.
  */
 export async function refuseCertificate(redis: RedisClient, target: RedisTarget): Promise<void> {
-  const events = ['ready', 'error', 'node error', 'end'] as const;
+  // A cluster whose slots are not all served (cluster_state:fail) only closes and reconnects, silently.
+  const events = ['ready', 'error', 'node error', 'end', 'reconnecting'] as const;
   let heard = (_error?: Error) => {};
   const failure = await new Promise<Error | undefined>((resolve) => {
     heard = resolve;

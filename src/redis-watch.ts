@@ -44,7 +44,12 @@ export class RedisWatch {
   client<T extends RedisClient>(redis: T): T {
     this.#clients.add(redis);
     redis.on('error', (error: Error) => this.#heard(error));
-    if (isCluster(redis)) redis.on('node error', (error: Error) => this.#heard(error));
+    if (isCluster(redis)) {
+      redis.on('node error', (error: Error) => this.#heard(error));
+      // A cluster that cannot serve every slot (cluster_state:fail, nodes not joined) tells no error: it
+      // closes and tries again.
+      redis.on('reconnecting', () => this.#heard(new Error('the cluster does not serve every slot')));
+    }
     redis.on('ready', () => {
       // BullMQ ends and reconnects some copies (a blocked connection reset): tracked again once back.
       this.#clients.add(redis);

@@ -104,7 +104,8 @@ describe('processes of their own on the cluster', () => {
     for (let index = 0; index < 5; index++) {
       const { dispute } = await submittableDispute(web, tenant);
       const response = await web.call('POST', `/v1/disputes/${dispute.id}/submit`, { key: tenant.key });
-      expect(response.status, response.text).toBe(202);
+      // 201 when the worker's call ends within SUBMIT_WAIT_MS, 202 when it is still under way.
+      expect([201, 202], response.text).toContain(response.status);
       ids.push(dispute.id);
     }
     await expect
