@@ -27,7 +27,7 @@ import { registerWebhookCommands } from './webhooks.js';
 const program = new Command('rebuttal').description('Rebuttal operator commands').showHelpAfterError();
 
 async function withDatabase<T>(work: (db: Db) => Promise<T>): Promise<T> {
-  const database = await openDatabase(loadConfig(), { max: 2 });
+  const database = await openDatabase(loadConfig(), { max: 2, listens: false });
   try {
     await runMigrations(database.sessionDb);
     return await work(database.db);

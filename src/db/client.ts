@@ -109,6 +109,15 @@ function describeServer(url: string): string {
   }
 }
 
+export interface ServerDatabaseOptions {
+  max?: number;
+  /**
+   * false for a short process that never LISTENs (the CLI, `release`): it sends unnamed statements
+   * without first probing DATABASE_URL for a pooler (src/db/pooler.ts), which behind one costs seconds.
+   */
+  listens?: boolean;
+}
+
 /**
  * DATABASE_URL when set (with DATABASE_DIRECT_URL, or a probe for a pooler: src/db/pooler.ts); otherwise
  * the embedded database under DATA_DIR/pg (loaded only then: a server deployment never loads PGlite).
@@ -116,7 +125,7 @@ function describeServer(url: string): string {
 export async function openDatabase(
   config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR'> &
     Partial<Pick<Config, 'DATABASE_DIRECT_URL' | 'DATABASE_CA_FILE'>>,
-  options: { max?: number } = {},
+  options: ServerDatabaseOptions = {},
 ): Promise<Database> {
   const { DATABASE_URL } = config;
   if (DATABASE_URL) {

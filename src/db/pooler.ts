@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import type { Config } from '../config.js';
 import { within } from '../time-limit.js';
-import { answered, connectDatabase, type ServerDatabase } from './client.js';
+import { answered, connectDatabase, type ServerDatabase, type ServerDatabaseOptions } from './client.js';
 import { readCaFile, tlsOptionsFor } from './tls.js';
 
 /**
@@ -27,7 +27,7 @@ const probeMs = 2000;
 
 export async function openServerDatabase(
   config: { DATABASE_URL: string } & Partial<Pick<Config, 'DATABASE_DIRECT_URL' | 'DATABASE_CA_FILE'>>,
-  options: { max?: number },
+  { listens = true, ...options }: ServerDatabaseOptions,
 ): Promise<ServerDatabase> {
   const url = config.DATABASE_URL;
   const caFile = config.DATABASE_CA_FILE;
@@ -50,6 +50,7 @@ export async function openServerDatabase(
     });
     return withSessions(pooled, direct);
   }
+  if (!listens) return pooled;
   if (await notificationsArrive(url, ca)) {
     await pooled.close();
     return connectDatabase(url, { ...options, ca });

@@ -12,10 +12,12 @@ import {
 import { createLogger } from '../../src/logger.js';
 import { startService } from '../../src/service.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
+import { runCli } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { newTenant, orderTemplate, requiredParams, type Tenant } from '../helpers/disputes.js';
 import { exerciseEngine, exerciseSettings } from '../helpers/engine-exercise.js';
 import { type PgBouncer, startPgBouncer } from '../helpers/pgbouncer.js';
+import { storesOf } from '../helpers/processes.js';
 import { dropKeys, redisUrl, testRedisPrefix } from '../helpers/services.js';
 
 /**
@@ -153,6 +155,20 @@ async function refusalAfterRevocation(api: TestApi): Promise<number> {
   return Date.now() - started;
 }
 
+/** The CLI as on-call runs it beside the service: on the service's own database settings, the pooler's. */
+async function expectCliWorks(api: TestApi): Promise<void> {
+  const name = `Pooled ${Date.now()}`;
+  const created = await runCli(['org', 'create', '--name', name, '--json'], {
+    ...storesOf(api),
+    DATABASE_URL: api.config.DATABASE_URL ?? '',
+    DATABASE_DIRECT_URL: api.config.DATABASE_DIRECT_URL ?? '',
+  });
+  expect(created.code, created.stderr).toBe(0);
+  const { org } = JSON.parse(created.stdout) as { org: string };
+  const [stored] = await api.db.sql`select name from organisations where id = ${org}`;
+  expect(stored).toEqual({ name });
+}
+
 describe('behind PgBouncer with DATABASE_DIRECT_URL', () => {
   let api: TestApi;
   let tenant: Tenant;
@@ -186,6 +202,10 @@ describe('behind PgBouncer with DATABASE_DIRECT_URL', () => {
     console.log('revoked key refused after', ms, 'ms (direct URL)');
     expect(ms).toBeLessThan(5000);
   });
+
+  it('runs a CLI command', async () => {
+    await expectCliWorks(api);
+  }, 60_000);
 });
 
 describe('behind PgBouncer without DATABASE_DIRECT_URL', () => {
@@ -234,6 +254,10 @@ describe('behind PgBouncer without DATABASE_DIRECT_URL', () => {
     const figures = await exerciseEngine(api, { withinMs: 15_000 });
     console.log('engine behind the pooler, polling', figures);
   }, 90_000);
+
+  it('runs a CLI command, which sends unnamed statements without probing', async () => {
+    await expectCliWorks(api);
+  }, 60_000);
 
   it('adds no relay job while no event waits, however often it polls', async () => {
     const relayJobs = async () =>
