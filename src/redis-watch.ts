@@ -10,9 +10,12 @@ export interface ErrorSource {
 /** Statuses of an ioredis client that is not in the middle of (re)connecting. */
 const settled = new Set(['ready', 'wait', 'end']);
 
-/** Errors that only say a connection is down or was closed, which the outage lines already tell. */
+/**
+ * Errors that only say a connection is down or was closed, or that a master turned replica cut a blocking
+ * read (UNBLOCKED: a failover), which the outage and failover lines already tell.
+ */
 const connectionProblem =
-  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|Connection is closed|max retries per request|Stream isn't writeable/i;
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|Connection is closed|max retries per request|Stream isn't writeable|^UNBLOCKED /i;
 
 /**
  * Redis as one process sees it, over all its connections: producers, workers, event listeners, the
@@ -29,6 +32,8 @@ export class RedisWatch {
   #closed = false;
   /** The master a Sentinel named at the last connection made (`host:port`), to tell a failover once. */
   #master: string | undefined;
+  /** The cluster's masters serving slots at the last slots refresh (`host:port,…`), likewise. */
+  #clusterMasters: string | undefined;
 
   constructor(private readonly report?: { logger: Logger; address: string }) {}
 
@@ -39,7 +44,8 @@ export class RedisWatch {
 
   /**
    * Hears a client's errors and readiness, and those of every copy made of it (`duplicate`). A cluster's
-   * failures of one node come as 'node error'; the cluster itself is ready while its slots are served.
+   * failures of one node come as 'node error'; the cluster itself is ready while its slots are served, so
+   * a replica taking a master's place is heard from its slots refresh ('refresh', after a MOVED).
    */
   client<T extends RedisClient>(redis: T): T {
     this.#clients.add(redis);
@@ -49,6 +55,7 @@ export class RedisWatch {
       // A cluster that cannot serve every slot (cluster_state:fail, nodes not joined) tells no error: it
       // closes and tries again.
       redis.on('reconnecting', () => this.#heard(new Error('the cluster does not serve every slot')));
+      redis.on('refresh', () => this.#clusterMastersOf(redis));
     }
     redis.on('ready', () => {
       // BullMQ ends and reconnects some copies (a blocked connection reset): tracked again once back.
@@ -117,6 +124,28 @@ export class RedisWatch {
     this.report?.logger.warn(
       { address: this.report.address, from: before, to: address },
       'Redis master changed: the sentinels named a new master',
+    );
+    for (const listener of this.#backListeners) listener();
+  }
+
+  /**
+   * One line when a cluster connection's slots refresh finds other masters serving the slots than the
+   * last refresh (of any of the process's connections) did: a replica took a failed or demoted master's
+   * place, and the old master may have lost its last writes, as on Sentinel.
+   */
+  #clusterMastersOf(cluster: Cluster): void {
+    const masters = cluster
+      .nodes('master')
+      .map((node) => `${node.options.host}:${node.options.port}`)
+      .sort();
+    const now = masters.join(',');
+    if (masters.length === 0 || now === this.#clusterMasters) return;
+    const before = this.#clusterMasters;
+    this.#clusterMasters = now;
+    if (before === undefined || this.#closed) return;
+    this.report?.logger.warn(
+      { address: this.report.address, from: before.split(','), to: masters },
+      'Redis Cluster masters changed: other nodes serve the slots',
     );
     for (const listener of this.#backListeners) listener();
   }
