@@ -45,7 +45,8 @@ export class RedisWatch {
   /**
    * Hears a client's errors and readiness, and those of every copy made of it (`duplicate`). A cluster's
    * failures of one node come as 'node error'; the cluster itself is ready while its slots are served, so
-   * a replica taking a master's place is heard from its slots refresh ('refresh', after a MOVED).
+   * a replica taking a master's place is heard from its slots refresh ('refresh', after a MOVED) or when
+   * it is ready again.
    */
   client<T extends RedisClient>(redis: T): T {
     this.#clients.add(redis);
@@ -55,12 +56,16 @@ export class RedisWatch {
       // A cluster that cannot serve every slot (cluster_state:fail, nodes not joined) tells no error: it
       // closes and tries again.
       redis.on('reconnecting', () => this.#heard(new Error('the cluster does not serve every slot')));
-      redis.on('refresh', () => this.#clusterMastersOf(redis));
+      // Only a ready cluster's view counts: one still joining at start serves part of the slots.
+      redis.on('refresh', () => {
+        if (redis.status === 'ready') this.#clusterMastersOf(redis);
+      });
     }
     redis.on('ready', () => {
       // BullMQ ends and reconnects some copies (a blocked connection reset): tracked again once back.
       this.#clients.add(redis);
-      if (!isCluster(redis) && redis.options.sentinels) this.#masterAt(redis);
+      if (isCluster(redis)) this.#clusterMastersOf(redis);
+      else if (redis.options.sentinels) this.#masterAt(redis);
       this.#answered();
     });
     redis.on('end', () => {
@@ -129,8 +134,8 @@ export class RedisWatch {
   }
 
   /**
-   * One line when a cluster connection's slots refresh finds other masters serving the slots than the
-   * last refresh (of any of the process's connections) did: a replica took a failed or demoted master's
+   * One line when a ready cluster connection finds other masters serving the slots than the last one (of
+   * any of the process's connections) did: a replica took a failed or demoted master's
    * place, and the old master may have lost its last writes, as on Sentinel.
    */
   #clusterMastersOf(cluster: Cluster): void {
