@@ -89,14 +89,16 @@ describe('render threads shared by two organisations', () => {
     expect(response.status, response.text).toBe(202);
 
     // Read in the same moment the processor accepts the ordinary submission: it waited for the renders
-    // on the threads when it came (two) and perhaps one more, not for the rest of the batch.
+    // on the threads when it came (two), and batch submissions whose renders had just ended may reach
+    // the processor first (at most two more); unfair, it would wait for the rest of the batch, at least
+    // half of it (six).
     let batchDone = -1;
     await until(() => {
       if (acceptedSubmissions(api, ordinary.id).length === 0) return false;
       batchDone = submitted(batchIds);
       return true;
     }, 'the ordinary submission');
-    expect(batchDone - doneBefore).toBeLessThanOrEqual(batchSize / 4);
+    expect(batchDone - doneBefore).toBeLessThanOrEqual(batchSize / 3);
     await until(
       async () => (await getDispute(api, small.key, ordinary.id)).state === 'submitted',
       'the ordinary submission to be recorded',
