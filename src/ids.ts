@@ -13,6 +13,8 @@ export const idPrefixes = {
   webhookDelivery: 'wh',
   webhookSecret: 'whsec',
   personalDataRequest: 'pdr',
+  /** An uploaded file: evidence a dispute names, or a product image fetched for one. */
+  file: 'file',
 } as const;
 
 const alphabet = '0123456789abcdefghijklmnopqrstuvwxyz';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ApiError } from './errors.js';
+import type { EvidenceFileEntry } from './evidence-files.js';
 import { absoluteUrl, currency, integer, jsonArray, nonNegativeInteger, text } from './values.js';
 
 /** Evidence items of docs/api.md, "The dispute object". Each array has its own error type (see `evidenceErrorTypes`). */
@@ -65,6 +66,8 @@ export interface EvidencePackage {
   correspondence: CorrespondenceItem[];
   pastPayments: PastPayment[];
   referenceUrl: string | null;
+  /** Absent from submissions made before evidence files existed: read it with `evidenceFilesOf`. */
+  evidenceFiles?: EvidenceFileEntry[];
 }
 
 /**

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { ApiError } from './errors.js';
 import { type FieldValue, fieldKey, own } from './evidence.js';
+import { fileId } from './evidence-files.js';
 import { jsonArray, resourceId, text } from './values.js';
 import { reasons } from './vocabulary.js';
 
 /** Template field types (docs/api.md, "The dispute object") and how a value of each is checked and normalised. */
-export const fieldTypes = ['text', 'date', 'number', 'amount', 'url', 'email'] as const;
+export const fieldTypes = ['text', 'date', 'number', 'amount', 'url', 'email', 'file'] as const;
 export type FieldType = (typeof fieldTypes)[number];
 
 const fieldTypeCheck: Record<FieldType, z.ZodType<FieldValue>> = {
@@ -27,6 +28,7 @@ const fieldTypeCheck: Record<FieldType, z.ZodType<FieldValue>> = {
   ]),
   url: z.url({ protocol: /^https?$/ }),
   email: z.email(),
+  file: fileId,
 };
 
 const fieldTypeNoun: Record<FieldType, string> = {
@@ -36,6 +38,7 @@ const fieldTypeNoun: Record<FieldType, string> = {
   amount: 'an integer amount in minor units',
   url: 'an absolute http or https URL',
   email: 'a valid email address',
+  file: 'a file id (file_…)',
 };
 
 export const templateField = z.object({

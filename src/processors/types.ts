@@ -1,4 +1,5 @@
 import type { EvidencePackage, PastPayment } from '../domain/evidence.js';
+import type { EvidenceFileCategory, FileType } from '../domain/evidence-files.js';
 import { Failure } from '../domain/failure.js';
 import type { DisputeState } from '../domain/states.js';
 import type { checks, kinds, Reason } from '../domain/vocabulary.js';
@@ -49,8 +50,51 @@ export interface SubmitEvidenceRequest extends ConnectedRequest {
   evidence: EvidencePackage;
   /** The same rendered for a reviewer: the evidence dictionary and the PDF, for processors that take them. */
   response: ResponsePackage;
+  /**
+   * The dispute's evidence files with their bytes, in the order `fileReferences` gives
+   * (domain/evidence-files.ts). The adapter sends those its processor has a slot for
+   * (`evidenceLimits.slots`); the response document shows the others.
+   */
+  files: AttachedFile[];
   /** Stable across retries of the same submission: processors that support it deduplicate on it. */
   idempotencyKey: string;
+}
+
+/** One evidence file as an adapter sends it. */
+export interface AttachedFile {
+  /** The file's id here (`file_…`): stable, so a key derived from it and the submission is too. */
+  id: string;
+  category: EvidenceFileCategory;
+  description: string | null;
+  filename: string;
+  type: FileType;
+  size: number;
+  /** A PDF's page count; null for images. */
+  pages: number | null;
+  sha256: string;
+  bytes: Buffer;
+}
+
+/**
+ * What a processor takes as evidence, checked before anything is sent and shown as the preview's warnings
+ * (docs/api.md, "Files"). From the processor's public documentation; each adapter keeps its own.
+ */
+export interface EvidenceLimits {
+  /**
+   * The processor's own slot for each category it takes files in (its field or document type name). A
+   * category without one is shown in the response document rather than sent on its own.
+   */
+  slots: Partial<Record<EvidenceFileCategory, string>>;
+  /** The file types the slots take. */
+  types: readonly FileType[];
+  /** The largest file one slot takes, in bytes; null: no documented limit. */
+  maxFileBytes: number | null;
+  /** The most all files of one submission (the response document included) may weigh; null: none. */
+  maxTotalBytes: number | null;
+  /** The most pages a PDF may have; null: none. */
+  maxPages: number | null;
+  /** The longest text the processor keeps in an evidence field, by evidence key; `*` for any other. */
+  textLimits: Readonly<Record<string, number>>;
 }
 
 /** What src/features/responses/documents.ts renders from a submission (docs/api.md, "Templates and response documents"). */
@@ -148,6 +192,7 @@ export interface Capabilities {
 export interface ProcessorAdapter {
   readonly name: string;
   readonly capabilities: Capabilities;
+  readonly evidenceLimits: EvidenceLimits;
   /**
    * Checks credentials given to `account connect` (their shape, not whether the processor takes them),
    * and answers a message saying what is wrong, or null. Adapters that need none take none.

@@ -110,6 +110,7 @@ export function contractSubmission(
         sha256: createHash('sha256').update(pdf).digest('hex'),
       },
     },
+    files: [],
     idempotencyKey,
   };
 }

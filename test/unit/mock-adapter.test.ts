@@ -25,6 +25,7 @@ function request(key: string, sha256: string): SubmitEvidenceRequest {
       evidence: {},
       document: { id: 'doc_1', filename: 'response-dp_1.pdf', pdf: Buffer.from('%PDF-'), sha256 },
     },
+    files: [],
     idempotencyKey: key,
   };
 }

@@ -32,8 +32,8 @@ function caught(run: () => unknown): unknown {
 }
 
 describe('field types', () => {
-  it('are the six types of docs/api.md, "The dispute object"', () => {
-    expect([...fieldTypes].sort()).toEqual(['amount', 'date', 'email', 'number', 'text', 'url']);
+  it('are the seven types of docs/api.md, "The dispute object"', () => {
+    expect([...fieldTypes].sort()).toEqual(['amount', 'date', 'email', 'file', 'number', 'text', 'url']);
   });
 });
 

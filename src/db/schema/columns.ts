@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { type AnyPgColumn, index, timestamp } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, customType, index, timestamp } from 'drizzle-orm/pg-core';
 
 export const timestamps = {
   createdAt: timestamp({ withTimezone: true, precision: 3 }).notNull().defaultNow(),
@@ -34,3 +34,13 @@ export function stateIn(column: AnyPgColumn, values: readonly string[]): SQL {
 export function anyOf(column: AnyPgColumn, values: readonly string[], type: 'uuid' | 'text'): SQL {
   return sql`${column} = any(${sql.param(values)}::${sql.raw(type)}[])`;
 }
+
+/**
+ * Read as a Buffer on either driver: postgres-js answers bytea with one, PGlite (the embedded database) with
+ * a plain Uint8Array, whose `toString('base64')` (adapters encode the PDF so) would give its bytes as a list.
+ */
+export const bytea = customType<{ data: Buffer; driverData: Uint8Array }>({
+  dataType: () => 'bytea',
+  fromDriver: (value) =>
+    Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength),
+});

@@ -12,6 +12,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import type { CorrespondenceItem, FieldValue, PastPayment, Product } from '../../domain/evidence.js';
+import type { EvidenceFileEntry, ProductImage } from '../../domain/evidence-files.js';
 import { dueSoonStates, overdueStates } from '../../domain/states.js';
 import { listIndex, stateIn, timestamps } from './columns.js';
 import { tenancy } from './tenancy.js';
@@ -66,6 +67,9 @@ export const disputes = pgTable(
     products: jsonb().$type<Product[]>().notNull().default([]),
     correspondence: jsonb().$type<CorrespondenceItem[]>().notNull().default([]),
     pastPayments: jsonb().$type<PastPayment[]>().notNull().default([]),
+    evidenceFiles: jsonb().$type<EvidenceFileEntry[]>().notNull().default([]),
+    /** Each product `image` URL as fetched when the evidence was saved (domain/evidence-files.ts). */
+    productImages: jsonb().$type<ProductImage[]>().notNull().default([]),
     referenceUrl: text(),
     accountId: text(),
 

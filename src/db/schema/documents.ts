@@ -1,17 +1,8 @@
-import { customType, index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bytea } from './columns.js';
 import { disputes } from './disputes.js';
 import { submissions } from './submissions.js';
 import { tenancy } from './tenancy.js';
-
-/**
- * Read as a Buffer on either driver: postgres-js answers bytea with one, PGlite (the embedded database) with
- * a plain Uint8Array, whose `toString('base64')` (adapters encode the PDF so) would give its bytes as a list.
- */
-const bytea = customType<{ data: Buffer; driverData: Uint8Array }>({
-  dataType: () => 'bytea',
-  fromDriver: (value) =>
-    Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength),
-});
 
 /**
  * The response package of one submission: the evidence dictionary the processor received and the PDF that

@@ -3,6 +3,7 @@ export { connectedAccounts } from './connected-accounts.js';
 export { disputes } from './disputes.js';
 export { documents } from './documents.js';
 export { events } from './events.js';
+export { fileContents, files } from './files.js';
 export { organisations } from './organisations.js';
 export { personalDataRequests } from './personal-data-requests.js';
 export { rules } from './rules.js';

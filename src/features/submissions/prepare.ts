@@ -16,6 +16,7 @@ function evidenceOf(dispute: DisputeRow): EvidencePackage {
     correspondence: dispute.correspondence,
     pastPayments: dispute.pastPayments,
     referenceUrl: dispute.referenceUrl,
+    evidenceFiles: dispute.evidenceFiles,
   };
 }
 

@@ -4,11 +4,13 @@ import type { Db } from '../../db/client.js';
 import { disputes, submissions } from '../../db/schema/index.js';
 import type { DocumentLimits } from '../../domain/document-size.js';
 import { maxPastPayments, type PastPayment } from '../../domain/evidence.js';
+import { fileReferences } from '../../domain/evidence-files.js';
 import { isPermanent } from '../../domain/failure.js';
 import { sendableStates } from '../../domain/states.js';
 import { describeError, type Logger, withLogContext } from '../../logger.js';
 import type { AdapterRegistry } from '../../processors/registry.js';
 import {
+  type AttachedFile,
   type DisputeReference,
   type ProcessorAdapter,
   type ProcessorConnection,
@@ -23,6 +25,8 @@ import {
   connectionOf,
 } from '../accounts/connections.js';
 import type { DisputeRow } from '../disputes/records.js';
+import { attachedFiles } from '../files/attachments.js';
+import { type FileStorage, postgresFileStorage } from '../files/storage.js';
 import { DocumentStore } from '../responses/documents.js';
 import type { SubmissionResult } from './port.js';
 import {
@@ -70,12 +74,14 @@ export class SubmissionRunner {
   readonly #claims: Batcher<string, Claimed | undefined>;
   readonly #finishes: Batcher<Finish, boolean>;
   readonly #documents: DocumentStore;
+  readonly #files: FileStorage;
 
   constructor(deps: SubmissionDeps) {
     this.#deps = deps;
     this.#claims = new Batcher((ids) => claimMany(deps.db, ids, deps.leaseMs));
     this.#finishes = new Batcher((items) => finishMany(deps.db, items));
     this.#documents = new DocumentStore(deps.db, deps.documentLimits);
+    this.#files = postgresFileStorage(deps.db);
   }
 
   async run(submissionId: string, attempt: JobAttempt): Promise<SubmissionResult> {
@@ -118,8 +124,10 @@ export class SubmissionRunner {
         outcome = connection;
       } else {
         const withPayments = await addPastPayments(db, adapter, connection, claimed, log);
+        const references = fileReferences(submission.evidence, claimed.template?.fields ?? []);
+        const files = await attachedFiles(db, this.#files, submission, references);
         response = await this.#documents.responseFor(withPayments);
-        outcome = await callProcessor(adapter, connection, withPayments, response, log);
+        outcome = await callProcessor(adapter, connection, withPayments, response, files, log);
       }
     } catch (thrown) {
       // Rendering or storing the document failed: nothing was sent. Retried like an outage, and recorded
@@ -170,6 +178,7 @@ async function callProcessor(
   connection: ProcessorConnection,
   { submission, dispute }: Claimed,
   response: ResponsePackage,
+  files: AttachedFile[],
   log: Logger,
 ): Promise<Outcome> {
   try {
@@ -178,6 +187,7 @@ async function callProcessor(
       dispute: referenceOf(dispute),
       evidence: submission.evidence,
       response,
+      files,
       idempotencyKey: submission.id,
     });
     if (answer.delivery === 'portal') {

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { type AdapterContext, credentialProblem, openHttp, readCredentials } from '../connection.js';
+import { documentOnly } from '../evidence-limits.js';
 import type { ProcessorHttp } from '../http.js';
 import {
   type AcceptDisputeRequest,
   type Capabilities,
+  type EvidenceLimits,
   type NormalizedDispute,
   type ProcessorAdapter,
   type ProcessorConnection,
@@ -76,6 +78,7 @@ const reasonsSchema = answerSchema.extend({
 
 export class AdyenAdapter implements ProcessorAdapter {
   readonly name = processor;
+  readonly evidenceLimits: EvidenceLimits = documentOnly;
   readonly capabilities: Capabilities = {
     list: false,
     get: false,

@@ -1,8 +1,10 @@
 import { CsvError, parse } from 'csv-parse/sync';
 import type { Logger } from '../../logger.js';
 import type { AdapterContext } from '../connection.js';
+import { documentOnly } from '../evidence-limits.js';
 import {
   type Capabilities,
+  type EvidenceLimits,
   type NormalizedDispute,
   type ProcessorAdapter,
   ReportError,
@@ -26,6 +28,7 @@ import {
  */
 export class AmexAdapter implements ProcessorAdapter {
   readonly name = 'amex';
+  readonly evidenceLimits: EvidenceLimits = documentOnly;
   readonly capabilities: Capabilities = {
     list: false,
     get: false,

@@ -9,10 +9,12 @@ import {
   readCredentials,
 } from '../connection.js';
 import { utcDay } from '../dates.js';
+import { documentOnly } from '../evidence-limits.js';
 import type {
   AcceptDisputeRequest,
   Capabilities,
   DisputePage,
+  EvidenceLimits,
   GetDisputeRequest,
   ListDisputesRequest,
   NormalizedDispute,
@@ -66,6 +68,7 @@ const perSecond = 10;
 
 export class BraintreeAdapter implements ProcessorAdapter {
   readonly name = 'braintree';
+  readonly evidenceLimits: EvidenceLimits = documentOnly;
   readonly capabilities: Capabilities = {
     list: true,
     get: true,

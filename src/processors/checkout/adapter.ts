@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { type AdapterContext, credentialProblem, openHttp, readCredentials } from '../connection.js';
+import { documentOnly } from '../evidence-limits.js';
 import type { ProcessorHttp } from '../http.js';
 import type {
   AcceptDisputeRequest,
   Capabilities,
   DisputePage,
+  EvidenceLimits,
   GetDisputeRequest,
   ListDisputesRequest,
   NormalizedDispute,
@@ -100,6 +102,7 @@ const afterSubmission = new Set<string>([
 
 export class CheckoutAdapter implements ProcessorAdapter {
   readonly name = processor;
+  readonly evidenceLimits: EvidenceLimits = documentOnly;
   readonly capabilities: Capabilities = {
     list: true,
     get: true,

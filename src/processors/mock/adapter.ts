@@ -1,6 +1,8 @@
+import { documentOnly } from '../evidence-limits.js';
 import type {
   Capabilities,
   DisputePage,
+  EvidenceLimits,
   ListDisputesRequest,
   ProcessorAdapter,
   SubmitEvidenceRequest,
@@ -35,6 +37,7 @@ export interface RecordedSubmission {
 
 export class MockAdapter implements ProcessorAdapter {
   readonly name = 'mock';
+  readonly evidenceLimits: EvidenceLimits = documentOnly;
   readonly capabilities: Capabilities = {
     list: true,
     get: false,

@@ -6,12 +6,14 @@ import {
   openHttp,
   readCredentials,
 } from '../connection.js';
+import { documentOnly } from '../evidence-limits.js';
 import type { HttpAnswer } from '../http.js';
 import { checkPushAge, pushMaxAgeMs } from '../push-age.js';
 import {
   type AcceptDisputeRequest,
   type Capabilities,
   type DisputePage,
+  type EvidenceLimits,
   type GetDisputeRequest,
   type ListDisputesRequest,
   type NormalizedDispute,
@@ -90,6 +92,7 @@ const acceptNote = 'The merchant accepts this claim.';
 
 export class PaypalAdapter implements ProcessorAdapter {
   readonly name = 'paypal';
+  readonly evidenceLimits: EvidenceLimits = documentOnly;
   readonly capabilities: Capabilities = {
     list: true,
     get: true,

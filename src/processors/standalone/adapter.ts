@@ -1,4 +1,5 @@
-import type { Capabilities, ProcessorAdapter, SubmitEvidenceResult } from '../types.js';
+import { documentOnly } from '../evidence-limits.js';
+import type { Capabilities, EvidenceLimits, ProcessorAdapter, SubmitEvidenceResult } from '../types.js';
 
 /**
  * Disputes created through the API (`source: api`) belong to standalone integrations: the merchant
@@ -7,6 +8,7 @@ import type { Capabilities, ProcessorAdapter, SubmitEvidenceResult } from '../ty
  */
 export class StandaloneAdapter implements ProcessorAdapter {
   readonly name = 'standalone';
+  readonly evidenceLimits: EvidenceLimits = documentOnly;
   readonly capabilities: Capabilities = {
     list: false,
     get: false,

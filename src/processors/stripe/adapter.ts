@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { type PastPayment, pastPayment } from '../../domain/evidence.js';
 import { type AdapterContext, credentialProblem, readCredentials } from '../connection.js';
+import { documentOnly } from '../evidence-limits.js';
 import {
   type AcceptDisputeRequest,
   type Capabilities,
   type DisputePage,
+  type EvidenceLimits,
   type GetDisputeRequest,
   type ListDisputesRequest,
   type NormalizedDispute,
@@ -58,6 +60,7 @@ const maxFileBytes = 5 * 1024 * 1024;
 
 export class StripeAdapter implements ProcessorAdapter {
   readonly name = 'stripe';
+  readonly evidenceLimits: EvidenceLimits = documentOnly;
   readonly capabilities: Capabilities = {
     list: true,
     get: true,

@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { type AdapterContext, credentialProblem, openHttp, readCredentials } from '../connection.js';
 import { shiftDay, utcDay } from '../dates.js';
+import { documentOnly } from '../evidence-limits.js';
 import type { HttpAnswer, ProcessorHttp } from '../http.js';
 import {
   type AcceptDisputeRequest,
   type Capabilities,
   type DisputePage,
+  type EvidenceLimits,
   type GetDisputeRequest,
   type ListDisputesRequest,
   type NormalizedDispute,
@@ -98,6 +100,7 @@ type Cursor = z.infer<typeof cursorSchema>;
 
 export class VantivAdapter implements ProcessorAdapter {
   readonly name = processor;
+  readonly evidenceLimits: EvidenceLimits = documentOnly;
   readonly capabilities: Capabilities = {
     list: true,
     get: true,

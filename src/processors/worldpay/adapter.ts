@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { type AdapterContext, credentialProblem, readCredentials } from '../connection.js';
+import { documentOnly } from '../evidence-limits.js';
 import { checkPushAge, pushMaxAgeMs } from '../push-age.js';
 import {
   type Capabilities,
+  type EvidenceLimits,
   type NormalizedDispute,
   type ProcessorAdapter,
   PushRejectedError,
@@ -41,6 +43,7 @@ const credentialsSchema = z.object({
 
 export class WorldpayAdapter implements ProcessorAdapter {
   readonly name = processor;
+  readonly evidenceLimits: EvidenceLimits = documentOnly;
   readonly capabilities: Capabilities = {
     list: false,
     get: false,
