@@ -21,6 +21,9 @@ export const errorStatus = {
   invalid_products: 400,
   invalid_correspondence: 400,
   invalid_past_payments: 400,
+  invalid_evidence_files: 400,
+  invalid_file: 400,
+  file_not_found: 404,
   invalid_request: 400,
   not_found: 404,
   method_not_allowed: 405,
@@ -43,6 +46,7 @@ export const evidenceErrors = {
   products: 'invalid_products',
   correspondence: 'invalid_correspondence',
   past_payments: 'invalid_past_payments',
+  evidence_files: 'invalid_evidence_files',
 } as const satisfies Record<string, ErrorType>;
 
 export class ApiError extends Error {
@@ -86,4 +90,5 @@ export const notFound = {
   webhookEndpoint: (id: string) =>
     new ApiError('webhook_endpoint_not_found', `No webhook endpoint with id '${id}'.`),
   event: (id: string) => new ApiError('event_not_found', `No event with id '${id}'.`),
+  file: (id: string) => new ApiError('file_not_found', `No file with id '${id}'.`),
 };

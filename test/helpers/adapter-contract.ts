@@ -14,6 +14,7 @@ import {
   type SubmitEvidenceRequest,
 } from '../../src/processors/types.js';
 import type { FakeServer } from '../fakes/harness.js';
+import { contractFiles, expectedSlots, slottedOf } from './evidence-files.js';
 
 /**
  * The contract every processor adapter keeps, run against its fake processor (test/fakes/<name>.ts).
@@ -32,6 +33,14 @@ export interface ContractFake {
   submissionCount(id: string): number;
   /** What the fake holds of the dispute's final submission: all text it received, and the files. */
   submitted(id: string): { text: string; files: Buffer[] } | undefined;
+  /**
+   * The evidence files the dispute's final submission carries in the processor's own slots (its evidence
+   * file fields, its document types), each with its bytes as the processor holds them; the response
+   * document is not among them. Absent on fakes of processors that take no file of their own.
+   */
+  slotted?(id: string): { slot: string; bytes: Buffer }[];
+  /** How many files the processor holds from uploads, all disputes together: a retry must not add one. */
+  uploadCount?(): number;
   /** Whether the merchant accepted the dispute. */
   accepted(id: string): boolean;
   close(): Promise<void>;
@@ -268,10 +277,31 @@ export function adapterContract(spec: AdapterSpec): void {
       }
     });
 
-    it('a retry after a dropped connection never submits twice', async () => {
+    it('sends each evidence file in its slot, and leaves the others to the response document', async () => {
+      const [id] = fake.addDisputes(1) as [string];
+      const files = await contractFiles();
+      const request = {
+        ...contractSubmission(await ingestOne(id), connection(), 'sub_contract000000000003'),
+        files,
+      };
+      const result = await adapter.submitEvidence(request);
+      if (adapter.capabilities.submit === 'portal') {
+        expect(result.delivery).toBe('portal');
+        return;
+      }
+      expect(fake.submissionCount(id)).toBe(1);
+      expect(slottedOf(fake, id)).toEqual(expectedSlots(adapter, files));
+    });
+
+    it('a retry after a dropped connection never submits twice, nor uploads a file twice', async () => {
       if (adapter.capabilities.submit === 'portal') return;
       const [id] = fake.addDisputes(1) as [string];
-      const request = contractSubmission(await ingestOne(id), connection(), 'sub_contract000000000002');
+      const files = await contractFiles();
+      const request = {
+        ...contractSubmission(await ingestOne(id), connection(), 'sub_contract000000000002'),
+        files,
+      };
+      const uploadsBefore = fake.uploadCount?.() ?? 0;
       // Every call may be the one whose answer is lost: drop each in turn, then retry until done. A read
       // the HTTP layer retries by itself may absorb the fault; the submission then simply goes on.
       for (let lose = 0; lose < 50; lose++) {
@@ -294,6 +324,9 @@ export function adapterContract(spec: AdapterSpec): void {
         if (outlived) break;
       }
       expect(fake.submissionCount(id)).toBe(1);
+      const expected = expectedSlots(adapter, files);
+      expect(slottedOf(fake, id)).toEqual(expected);
+      expect((fake.uploadCount?.() ?? 0) - uploadsBefore).toBe(expected.length);
     });
 
     it('accepts where the processor can be told, and declares it missing where not', async () => {

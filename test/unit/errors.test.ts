@@ -22,6 +22,9 @@ const contract: Record<string, number | readonly [number, number]> = {
   invalid_products: 400,
   invalid_correspondence: 400,
   invalid_past_payments: 400,
+  invalid_evidence_files: 400,
+  invalid_file: 400,
+  file_not_found: 404,
   invalid_request: 400,
   not_found: 404,
   method_not_allowed: 405,
@@ -99,6 +102,7 @@ describe('evidence error types (docs/api.md, "The dispute object")', () => {
       products: 'invalid_products',
       correspondence: 'invalid_correspondence',
       past_payments: 'invalid_past_payments',
+      evidence_files: 'invalid_evidence_files',
     });
   });
 });
