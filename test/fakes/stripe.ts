@@ -22,7 +22,9 @@ import {
  *   (`Idempotent-Replayed: true`), another request under the key is refused (400 idempotency_error).
  *   Stripe compares parameters; by default the fake is stricter, as any processor may be, and compares
  *   the bytes (a multipart boundary included): `idempotency: 'parameters'` relaxes it;
- * - files: upload, list (`purpose`, `created[gte]`, newest first), retrieve, and their contents;
+ * - files: upload (multipart `purpose` and `file`: PDF, JPEG or PNG of at most 5 MB, else 400), list
+ *   (`purpose`, `created[gte]`, newest first), retrieve, and their contents; an evidence file field
+ *   takes only a file of purpose `dispute_evidence`;
  * - evidence is refused once a dispute no longer awaits a response; `submit` (default true) sends it on
  *   and moves the dispute to (warning_)under_review; close makes it lost (warning_closed);
  * - errors in Stripe's shape: `{ error: { type, code?, message, param? } }`.
@@ -77,7 +79,7 @@ interface Dispute {
   json: Json & { id: string; status: Status; metadata: Record<string, string> };
   chargeId: string;
   submissions: number;
-  submitted?: { text: string; files: Buffer[] };
+  submitted?: { text: string; files: Buffer[]; slots: { slot: string; bytes: Buffer }[] };
   closedByMerchant: boolean;
 }
 
@@ -135,6 +137,11 @@ const fileFields = new Set([
   'shipping_documentation',
   'uncategorized_file',
 ]);
+const contentTypes: Record<string, string> = {
+  pdf: 'application/pdf',
+  jpg: 'image/jpeg',
+  png: 'image/png',
+};
 const awaiting: readonly Status[] = ['needs_response', 'warning_needs_response'];
 const afterSubmit: Partial<Record<Status, Status>> = {
   needs_response: 'under_review',
@@ -289,6 +296,18 @@ export class StripeFake implements ContractFake {
 
   submitted(id: string): { text: string; files: Buffer[] } | undefined {
     return this.#find(id).dispute.submitted;
+  }
+
+  /** The evidence file fields of the dispute's submission but `uncategorized_file`, with their files' bytes. */
+  slotted(id: string): { slot: string; bytes: Buffer }[] {
+    return this.#find(id).dispute.submitted?.slots ?? [];
+  }
+
+  /** How many files the accounts hold, each upload one (a replayed upload makes none). */
+  uploadCount(): number {
+    let count = 0;
+    for (const account of this.#accounts.values()) count += account.files.size;
+    return count;
   }
 
   accepted(id: string): boolean {
@@ -500,7 +519,11 @@ export class StripeFake implements ContractFake {
       if (!file) return missing('file', id);
       if (!action) return jsonReply(200, file.json);
       if (action === 'contents') {
-        return { status: 200, headers: { 'content-type': 'application/pdf' }, body: file.data };
+        return {
+          status: 200,
+          headers: { 'content-type': contentTypes[String(file.json.type)] ?? '' },
+          body: file.data,
+        };
       }
     }
     if (method === 'GET' && path === '/v1/charges/search') return this.#searchCharges(account, request);
@@ -638,6 +661,12 @@ export class StripeFake implements ContractFake {
           .map((field) => stored[field])
           .filter((file): file is string => Boolean(file))
           .map((file) => account.files.get(file)?.data as Buffer),
+        slots: [...fileFields]
+          .filter((field) => field !== 'uncategorized_file' && stored[field])
+          .map((field) => ({
+            slot: field,
+            bytes: account.files.get(stored[field] as string)?.data as Buffer,
+          })),
       };
     }
     this.#record(account, dispute, 'charge.dispute.updated');

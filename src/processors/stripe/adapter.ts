@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type PastPayment, pastPayment } from '../../domain/evidence.js';
 import { type AdapterContext, credentialProblem, readCredentials } from '../connection.js';
-import { documentOnly } from '../evidence-limits.js';
+import { checkEvidenceLimits, type SlotUpload, sentFile, slotUploads } from '../slot-uploads.js';
 import {
   type AcceptDisputeRequest,
   type Capabilities,
@@ -23,7 +23,13 @@ import {
 import { IdempotencyConflict, StripeClient } from './client.js';
 import { evidenceForm, submissionMarker } from './evidence.js';
 import { listChanges } from './listing.js';
-import { awaitingResponse, normalizeDispute, type StripeCharge, type StripeDispute } from './mapping.js';
+import {
+  awaitingResponse,
+  normalizeDispute,
+  type StripeCharge,
+  type StripeDispute,
+  stripeEvidenceLimits,
+} from './mapping.js';
 import { verifyStripeSignature } from './notifications.js';
 
 /**
@@ -35,8 +41,9 @@ import { verifyStripeSignature } from './notifications.js';
  *   needed to take Stripe's pushes.
  *
  * Ingestion polls the disputes, then the dispute events (listing.ts); pushes name disputes to fetch
- * again. Submission uploads the response PDF, then updates the dispute with the evidence and
- * `submit=true`, both under idempotency keys derived from the submission's.
+ * again. Submission uploads the response PDF and the evidence files of each category with a file field,
+ * then updates the dispute with the evidence and `submit=true`, all under idempotency keys derived from
+ * the submission's.
  */
 
 const credentials = z.object({
@@ -55,12 +62,9 @@ const pushedEvent = z.object({
   data: z.object({ object: z.object({ id: z.string().min(1) }) }),
 });
 
-/** Stripe takes dispute evidence files of at most 5 MB (docs.stripe.com/file-upload). */
-const maxFileBytes = 5 * 1024 * 1024;
-
 export class StripeAdapter implements ProcessorAdapter {
   readonly name = 'stripe';
-  readonly evidenceLimits: EvidenceLimits = documentOnly;
+  readonly evidenceLimits: EvidenceLimits = stripeEvidenceLimits;
   readonly capabilities: Capabilities = {
     list: true,
     get: true,
@@ -94,8 +98,9 @@ export class StripeAdapter implements ProcessorAdapter {
   }
 
   /**
-   * Uploads the PDF, then submits the evidence with it. Stripe refuses evidence once a dispute has left
-   * needs_response, so the dispute is read first: one already carrying this submission's marker was
+   * Uploads the PDF and each slotted evidence file, then submits the evidence with them. The files are
+   * checked against Stripe's limits before anything is sent. Stripe refuses evidence once a dispute has
+   * left needs_response, so the dispute is read first: one already carrying this submission's marker was
    * submitted by an earlier attempt whose answer was lost (after Stripe's idempotency keys expire, 24
    * hours, a repeat would be refused rather than replayed); one no longer awaiting a response is not
    * asked again. No call of a submission is repeated inline: a lost answer surfaces as a transient error
@@ -103,6 +108,13 @@ export class StripeAdapter implements ProcessorAdapter {
    */
   async submitEvidence(request: SubmitEvidenceRequest): Promise<SubmitEvidenceResult> {
     const { dispute, response, idempotencyKey } = request;
+    const uploads = await slotUploads(this.evidenceLimits, request.files, idempotencyKey);
+    const document = {
+      label: `The response document (${response.document.filename})`,
+      size: response.document.pdf.length,
+      pages: null,
+    };
+    checkEvidenceLimits('stripe', this.evidenceLimits, [document, ...uploads.map(sentFile)]);
     const client = this.#client(request.connection);
     const current = await client.retrieveDispute(dispute.id, dispute.accountId, {
       withCharge: false,
@@ -115,15 +127,22 @@ export class StripeAdapter implements ProcessorAdapter {
         `Stripe takes evidence only while a dispute awaits a response; '${dispute.id}' is ${current.status}.`,
       );
     }
-    if (response.document.pdf.length > maxFileBytes) {
-      throw refusal(
-        `The response document is ${response.document.pdf.length} bytes; Stripe takes at most 5 MB.`,
-      );
+    // The uploads and the update are the steps of one submission: each key is derived from the
+    // submission's own, so a retry reuses the files uploaded before and replays an update that went through.
+    const fileId = await this.#upload(client, dispute.accountId, {
+      filename: `${response.document.filename.replace(/\.pdf$/i, '')}-${idempotencyKey}.pdf`,
+      bytes: response.document.pdf,
+      contentType: 'application/pdf',
+      idempotencyKey: `${idempotencyKey}-document`,
+    });
+    const slots: Record<string, string> = {};
+    for (const upload of uploads) {
+      slots[upload.slot] = await this.#upload(client, dispute.accountId, {
+        ...upload,
+        idempotencyKey: uploadKey(idempotencyKey, upload),
+      });
     }
-    // The document and the update are the steps of one submission: each key is the submission's own, so
-    // a retry reuses the file uploaded before and replays an update that went through.
-    const fileId = await this.#upload(client, request);
-    const form = evidenceForm(response.evidence, fileId, idempotencyKey);
+    const form = evidenceForm(response.evidence, fileId, slots, idempotencyKey);
     try {
       const updated = await client.updateDispute(dispute.id, form, idempotencyKey, dispute.accountId);
       return { reference: fileOf(updated) ?? fileId };
@@ -137,26 +156,26 @@ export class StripeAdapter implements ProcessorAdapter {
   }
 
   /**
-   * Uploads the document under the submission's document key. Its name carries that key, so when Stripe
-   * refuses the key as first used by another request (the same document encoded otherwise), the file
-   * that request made is found by its name and size and used; without such a file the refusal stands.
-   * (The key is `-document`, not the `-file` of versions that named the file without the key: an upload
-   * one of them made is then no conflict, at worst a second file.)
+   * Uploads one file under its key. Its name carries the submission's key, so when Stripe refuses the key
+   * as first used by another request (the same file encoded otherwise), the file that request made is
+   * found by its name and size and used; without such a file the refusal stands. (The document's key is
+   * `-document`, not the `-file` of versions that named the file without the key: an upload one of them
+   * made is then no conflict, at worst a second file.)
    */
-  async #upload(client: StripeClient, { dispute, response, idempotencyKey }: SubmitEvidenceRequest) {
-    const file = {
-      filename: `${response.document.filename.replace(/\.pdf$/i, '')}-${idempotencyKey}.pdf`,
-      account: dispute.accountId,
-    };
+  async #upload(
+    client: StripeClient,
+    account: string | null,
+    file: { filename: string; bytes: Buffer; contentType: string; idempotencyKey: string },
+  ) {
     try {
-      return await client.uploadEvidenceFile({
-        ...file,
-        pdf: response.document.pdf,
-        idempotencyKey: `${idempotencyKey}-document`,
-      });
+      return await client.uploadEvidenceFile({ ...file, account });
     } catch (error) {
       if (!(error instanceof IdempotencyConflict)) throw error;
-      const found = await client.findEvidenceFile({ ...file, size: response.document.pdf.length });
+      const found = await client.findEvidenceFile({
+        filename: file.filename,
+        size: file.bytes.length,
+        account,
+      });
       if (found) return found;
       throw error;
     }
@@ -232,6 +251,15 @@ export class StripeAdapter implements ProcessorAdapter {
 
 const refusal = (message: string, status?: number) =>
   new ProcessorError('stripe', message, { retryable: false, ...(status === undefined ? {} : { status }) });
+
+/**
+ * An upload's idempotency key: the submission's and the file's id, or for files merged into one the slot,
+ * which a submission's files fill the same way on every attempt.
+ */
+const uploadKey = (submission: string, upload: SlotUpload) => {
+  const [only] = upload.files;
+  return upload.files.length === 1 && only ? `${submission}-${only.id}` : `${submission}-${upload.slot}`;
+};
 
 const fileOf = (dispute: StripeDispute): string | null => {
   const file = dispute.evidence?.uncategorized_file;

@@ -131,11 +131,12 @@ export class StripeClient {
   }
 
   /**
-   * Uploads the response document (docs.stripe.com/file-upload), the same bytes under the same key on
-   * every attempt (multipart.ts).
+   * Uploads a dispute evidence file, the response document or an evidence file of a slot
+   * (docs.stripe.com/file-upload), the same bytes under the same key on every attempt (multipart.ts).
    */
   async uploadEvidenceFile(file: {
-    pdf: Buffer;
+    bytes: Buffer;
+    contentType: string;
     filename: string;
     idempotencyKey: string;
     account: string | null;
@@ -146,7 +147,7 @@ export class StripeClient {
         path: this.#filesUrl,
         multipart: [
           { name: 'purpose', value: 'dispute_evidence' },
-          { name: 'file', value: file.pdf, filename: file.filename, contentType: 'application/pdf' },
+          { name: 'file', value: file.bytes, filename: file.filename, contentType: file.contentType },
         ],
         headers: onBehalfOf(file.account),
       },

@@ -1,39 +1,13 @@
 import type { ResponsePackage } from '../types.js';
+import { combinedTextLimit, textEvidenceFields } from './mapping.js';
 
 /**
  * The evidence hash of a dispute update (docs.stripe.com/api/disputes/update#update_dispute-evidence),
  * built from a submission's response package: the evidence named as one of Stripe's text fields goes
  * in that field; everything else, after the template's text, in `uncategorized_text`; the PDF is the
- * `uncategorized_file`.
+ * `uncategorized_file`, the evidence files uploaded into their slots the file fields of their categories
+ * (mapping.ts, `stripeEvidenceLimits`).
  */
-
-/**
- * Stripe's text evidence fields, with the cap Stripe documents for the longer ones ("Has a maximum
- * character count of 20,000"); the file fields (receipt, shipping_documentation, ...) take file ids.
- */
-export const textEvidenceFields: Readonly<Record<string, number | null>> = {
-  access_activity_log: 20_000,
-  billing_address: null,
-  cancellation_policy_disclosure: 20_000,
-  cancellation_rebuttal: 20_000,
-  customer_email_address: null,
-  customer_name: null,
-  customer_purchase_ip: null,
-  duplicate_charge_explanation: 20_000,
-  duplicate_charge_id: null,
-  product_description: 20_000,
-  refund_policy_disclosure: 20_000,
-  refund_refusal_explanation: 20_000,
-  service_date: null,
-  shipping_address: null,
-  shipping_carrier: null,
-  shipping_date: null,
-  shipping_tracking_number: null,
-  uncategorized_text: 20_000,
-};
-
-/** "The combined character count of all fields is limited to 150,000" (the update's `evidence`). */
-export const combinedTextLimit = 150_000;
 
 /** What ends a text cut to fit: the reader finds the whole of it in the attached document. */
 export const cutMarker = '\n[...] The full text is in the attached document.';
@@ -43,12 +17,13 @@ export const submissionMarker = 'rebuttal_submission';
 
 /**
  * The form fields of the update that submits the evidence: the text fields, the document's file id, the
- * submission's marker in the dispute's metadata (set in the same call, so it is there exactly when the
+ * file id uploaded into each evidence file field, the submission's marker in the dispute's metadata (set in the same call, so it is there exactly when the
  * evidence is), and `submit=true`: the evidence goes to the issuer at once.
  */
 export function evidenceForm(
   evidence: ResponsePackage['evidence'],
   fileId: string,
+  slots: Readonly<Record<string, string>>,
   submission: string,
 ): Record<string, string> {
   const named: [string, string][] = [];
@@ -73,6 +48,7 @@ export function evidenceForm(
   };
   for (const [key, text] of named) put(key, text);
   put('uncategorized_text', uncategorized);
+  for (const [slot, id] of Object.entries(slots)) form[`evidence[${slot}]`] = id;
   form['evidence[uncategorized_file]'] = fileId;
   form[`metadata[${submissionMarker}]`] = submission;
   form.submit = 'true';

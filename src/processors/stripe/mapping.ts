@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { DisputeState } from '../../domain/states.js';
 import type { checks, kinds, Reason } from '../../domain/vocabulary.js';
-import type { NormalizedDispute } from '../types.js';
+import type { EvidenceLimits, NormalizedDispute } from '../types.js';
 
 /**
  * Stripe's dispute object in this service's vocabulary: the status, reason and kind tables as data, the
@@ -77,6 +77,73 @@ export const stripeReasons: Record<string, Reason> = {
 
 export const reasonOf = (reason: string): Reason =>
   Object.hasOwn(stripeReasons, reason) ? (stripeReasons[reason] as Reason) : 'general';
+
+/**
+ * Stripe's text evidence fields (docs.stripe.com/api/disputes/update#update_dispute-evidence), with the
+ * cap Stripe documents for the longer ones ("Has a maximum character count of 20,000"); null where it
+ * documents none of the field's own. The file fields take file ids (stripeEvidenceLimits).
+ */
+export const textEvidenceFields: Readonly<Record<string, number | null>> = {
+  access_activity_log: 20_000,
+  billing_address: null,
+  cancellation_policy_disclosure: 20_000,
+  cancellation_rebuttal: 20_000,
+  customer_email_address: null,
+  customer_name: null,
+  customer_purchase_ip: null,
+  duplicate_charge_explanation: 20_000,
+  duplicate_charge_id: null,
+  product_description: 20_000,
+  refund_policy_disclosure: 20_000,
+  refund_refusal_explanation: 20_000,
+  service_date: null,
+  shipping_address: null,
+  shipping_carrier: null,
+  shipping_date: null,
+  shipping_tracking_number: null,
+  uncategorized_text: 20_000,
+};
+
+/** "The combined character count of all fields is limited to 150,000" (the update's `evidence`). */
+export const combinedTextLimit = 150_000;
+
+/**
+ * What Stripe takes as dispute evidence (docs/api.md, "Files"):
+ * - slots: each category with an evidence file field of the same name takes its files there (one file id
+ *   a field: several files are sent merged into one PDF); `access_activity_log` and `uncategorized` have
+ *   no file field (`access_activity_log` is a text field), so they are shown in the response document,
+ *   which is the `uncategorized_file`;
+ * - types and size: `dispute_evidence` uploads are PDF, JPEG or PNG of at most 5 MB
+ *   (docs.stripe.com/file-upload, the purposes table);
+ * - no total and no page limit: the stored documentation gives none for the API version pinned here
+ *   (2024-06-20). From 2026-09-30 Stripe refuses evidence whose estimated page count exceeds the card
+ *   network's limit (`dispute_evidence_page_limit_exceeded`, docs.stripe.com/changelog/endive/2026-09-30/
+ *   page-limit-validation-dispute-evidence), a number it does not publish;
+ * - text: the fields' own caps; a field with none is bounded by the combined 150,000 only, and evidence
+ *   of any other name goes into `uncategorized_text`, 20,000 (evidence.ts).
+ */
+export const stripeEvidenceLimits: EvidenceLimits = {
+  slots: {
+    receipt: 'receipt',
+    shipping_documentation: 'shipping_documentation',
+    customer_communication: 'customer_communication',
+    customer_signature: 'customer_signature',
+    refund_policy: 'refund_policy',
+    cancellation_policy: 'cancellation_policy',
+    service_documentation: 'service_documentation',
+    duplicate_charge_documentation: 'duplicate_charge_documentation',
+  },
+  types: ['pdf', 'png', 'jpg'],
+  maxFileBytes: 5 * 1024 * 1024,
+  maxTotalBytes: null,
+  maxPages: null,
+  textLimits: {
+    ...Object.fromEntries(
+      Object.entries(textEvidenceFields).map(([field, limit]) => [field, limit ?? combinedTextLimit]),
+    ),
+    '*': textEvidenceFields.uncategorized_text ?? combinedTextLimit,
+  },
+};
 
 const checkValues = ['pass', 'fail', 'unavailable', 'unchecked'] as const satisfies readonly Check[];
 /** A card check as Stripe reports it; anything else (null, a value Stripe adds later) is unknown. */

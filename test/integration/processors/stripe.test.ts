@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { StripeAdapter } from '../../../src/processors/stripe/adapter.js';
 import { stripeApiVersion } from '../../../src/processors/stripe/client.js';
@@ -24,6 +25,7 @@ import {
   contractAccount,
   contractSubmission,
 } from '../../helpers/adapter-contract.js';
+import { attached, sampleJpeg, samplePdf, samplePng } from '../../helpers/evidence-files.js';
 import { processorSpecs } from '../../helpers/processor-specs.js';
 
 adapterContract(processorSpecs.stripe);
@@ -578,9 +580,109 @@ describe('stripe adapter against the fake Stripe', () => {
         sha256: createHash('sha256').update(pdf).digest('hex'),
       };
       const sent = await requestsDuring(async () => {
-        expect((await failure(() => adapter.submitEvidence(request))).retryable).toBe(false);
+        const error = await failure(() => adapter.submitEvidence(request));
+        expect(error.retryable).toBe(false);
+        expect(error.message).toBe(
+          `The response document (response-${id}.pdf) is ${pdf.length} bytes, over the processor's limit of 5 MB (5242880 bytes) a file; nothing was sent.`,
+        );
       });
-      expect(sent.map((call) => call.method)).toEqual(['GET']);
+      expect(sent).toEqual([]);
+    });
+
+    it('sends each evidence file in the field of its category, under a key of the submission and the file', async () => {
+      const [id] = fake.addDisputes(1) as [string];
+      const key = 'sub_slots0000000000000001';
+      const receipt = attached('file_slotsreceipt0000001', samplePng('Receipt 17'), 'png', 'receipt');
+      const log = attached('file_slotsaccesslog00001', samplePng('Logins'), 'png', 'access_activity_log');
+      const request = { ...submission(id, key), files: [receipt, log] };
+      const sent = await requestsDuring(() => adapter.submitEvidence(request));
+      const uploads = sent.filter((call) => call.path === '/v1/files');
+      expect(uploads.map((call) => call.headers['idempotency-key'])).toEqual([
+        `${key}-document`,
+        `${key}-file_slotsreceipt0000001`,
+      ]);
+      expect(
+        multipartParts(uploads[1] as FakeRequest).map((part) => [
+          part.name,
+          part.filename ?? null,
+          part.contentType ?? null,
+        ]),
+      ).toEqual([
+        ['purpose', null, null],
+        ['file', `receipt-${key}.png`, 'image/png'],
+      ]);
+      const form = Object.fromEntries(new URLSearchParams(sent.at(-1)?.body.toString()));
+      const evidence = fake.dispute(id).evidence as Record<string, string | null>;
+      expect(form['evidence[receipt]']).toBe(evidence.receipt);
+      expect(fake.slotted(id)).toEqual([{ slot: 'receipt', bytes: receipt.bytes }]);
+      expect(evidence.access_activity_log).toBeNull();
+    });
+
+    it('merges several files of one category into one PDF of all their pages, the same bytes on a retry', async () => {
+      const [id] = fake.addDisputes(1) as [string];
+      const key = 'sub_merge0000000000000001';
+      const files = [
+        attached(
+          'file_mergemessages000001',
+          await samplePdf('Messages', 3),
+          'pdf',
+          'customer_communication',
+          {
+            pages: 3,
+          },
+        ),
+        attached(
+          'file_mergechat0000000001',
+          samplePng('Chat, wide', 1200, 500),
+          'png',
+          'customer_communication',
+        ),
+        attached('file_mergeletter00000001', sampleJpeg('Letter', 500, 900), 'jpg', 'customer_communication'),
+        attached('file_mergereply000000001', await samplePdf('Reply', 2), 'pdf', 'customer_communication', {
+          pages: 2,
+        }),
+      ];
+      const request = { ...submission(id, key), files };
+      fake.server.inject({ kind: 'unavailable', match: updateOf(id) });
+      const first = await requestsDuring(async () => {
+        expect((await failure(() => adapter.submitEvidence(request))).retryable).toBe(true);
+      });
+      const second = await requestsDuring(() => adapter.submitEvidence(request));
+      const merged = (calls: FakeRequest[]) =>
+        calls.find((call) => call.headers['idempotency-key'] === `${key}-customer_communication`);
+      expect(merged(second)?.body.equals(merged(first)?.body as Buffer)).toBe(true);
+      const [slot] = fake.slotted(id);
+      expect(slot?.slot).toBe('customer_communication');
+      const pdf = await PDFDocument.load(slot?.bytes as Buffer);
+      expect(pdf.getPageCount()).toBe(3 + 1 + 1 + 2);
+      // The wide image on a landscape page, the tall one on a portrait page.
+      expect(pdf.getPages().map((page) => [page.getWidth(), page.getHeight()])).toEqual([
+        [612, 792],
+        [612, 792],
+        [612, 792],
+        [792, 612],
+        [612, 792],
+        [612, 792],
+        [612, 792],
+      ]);
+      expect(fake.filesNamed(`customer_communication-${key}.pdf`)).toBe(1);
+      expect(fake.submissionCount(id)).toBe(1);
+    });
+
+    it('refuses an evidence file over 5 MB before any call, naming the file and the limit', async () => {
+      const [id] = fake.addDisputes(1) as [string];
+      const big = Buffer.concat([samplePng('Large'), Buffer.alloc(5 * 1024 * 1024)]);
+      const file = attached('file_largereceipt0000001', big, 'png', 'receipt', { filename: 'scan.png' });
+      const request = { ...submission(id, 'sub_bigfile000000000001'), files: [file] };
+      const sent = await requestsDuring(async () => {
+        const error = await failure(() => adapter.submitEvidence(request));
+        expect(error.retryable).toBe(false);
+        expect(error.message).toBe(
+          `The file file_largereceipt0000001 (scan.png) is ${big.length} bytes, over the processor's limit of 5 MB (5242880 bytes) a file; nothing was sent.`,
+        );
+      });
+      expect(sent).toEqual([]);
+      expect(fake.submissionCount(id)).toBe(0);
     });
   });
 

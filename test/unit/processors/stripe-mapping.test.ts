@@ -1,19 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import { evidenceFileCategories } from '../../../src/domain/evidence-files.js';
 import type { DisputeState } from '../../../src/domain/states.js';
 import { serviceLocalStates } from '../../../src/domain/states.js';
 import type { Reason } from '../../../src/domain/vocabulary.js';
+import { cutMarker, cutToFit, evidenceForm } from '../../../src/processors/stripe/evidence.js';
 import {
   combinedTextLimit,
-  cutMarker,
-  cutToFit,
-  evidenceForm,
-} from '../../../src/processors/stripe/evidence.js';
-import {
   normalizeDispute,
   reasonOf,
   type StripeDispute,
   type StripeStatus,
   stripeDispute,
+  stripeEvidenceLimits,
   stripeKinds,
   stripeReasons,
   stripeStatuses,
@@ -229,6 +227,47 @@ describe('stripe dispute fields', () => {
   });
 });
 
+describe('stripe evidence limits', () => {
+  it('slots each category with a Stripe evidence file field of its name; the others go in the document', () => {
+    expect(
+      Object.fromEntries(
+        evidenceFileCategories.map((category) => [category, stripeEvidenceLimits.slots[category] ?? null]),
+      ),
+    ).toEqual({
+      receipt: 'receipt',
+      shipping_documentation: 'shipping_documentation',
+      customer_communication: 'customer_communication',
+      customer_signature: 'customer_signature',
+      refund_policy: 'refund_policy',
+      cancellation_policy: 'cancellation_policy',
+      service_documentation: 'service_documentation',
+      duplicate_charge_documentation: 'duplicate_charge_documentation',
+      access_activity_log: null,
+      uncategorized: null,
+    });
+  });
+
+  it('takes PDF, PNG and JPEG of 5 MB each, with no documented total or page limit', () => {
+    expect(stripeEvidenceLimits).toMatchObject({
+      types: ['pdf', 'png', 'jpg'],
+      maxFileBytes: 5_242_880,
+      maxTotalBytes: null,
+      maxPages: null,
+    });
+  });
+
+  it('keeps 20,000 characters in the long text fields and in uncategorized_text, 150,000 in the others', () => {
+    expect(stripeEvidenceLimits.textLimits).toMatchObject({
+      product_description: 20_000,
+      access_activity_log: 20_000,
+      uncategorized_text: 20_000,
+      customer_name: 150_000,
+      shipping_tracking_number: 150_000,
+      '*': 20_000,
+    });
+  });
+});
+
 describe('stripe evidence form', () => {
   it('puts named fields in their own, the rest after the template text, the file and the marker', () => {
     expect(
@@ -242,12 +281,15 @@ describe('stripe evidence form', () => {
           uncategorized_text: 'The order was delivered.',
         },
         'file_1Test',
+        { receipt: 'file_1Receipt', customer_signature: 'file_1Signed' },
         'sub_1Test',
       ),
     ).toEqual({
       'evidence[customer_name]': 'Ada Lovelace',
       'evidence[shipping_carrier]': 'Royal Mail',
       'evidence[uncategorized_text]': 'The order was delivered.\n\norder_number: A-17\ngift: false',
+      'evidence[receipt]': 'file_1Receipt',
+      'evidence[customer_signature]': 'file_1Signed',
       'evidence[uncategorized_file]': 'file_1Test',
       'metadata[rebuttal_submission]': 'sub_1Test',
       submit: 'true',
@@ -269,6 +311,7 @@ describe('stripe evidence form', () => {
         uncategorized_text: long,
       },
       'file_1Test',
+      {},
       'sub_1Test',
     );
     const text = Object.entries(form).filter(
