@@ -102,7 +102,10 @@ export class CheckoutFake implements ContractFake {
   intercept: ((request: FakeRequest) => void) | undefined;
   readonly #secretKey: string;
   readonly #signatureKey: string;
-  readonly #submissions = new Map<string, { count: number; text: string; files: Buffer[] }>();
+  readonly #submissions = new Map<
+    string,
+    { count: number; text: string; files: Buffer[]; slots: { slot: string; bytes: Buffer }[] }
+  >();
   #serial = 0;
   #lastStamp = 0;
 
@@ -168,6 +171,24 @@ export class CheckoutFake implements ContractFake {
   submitted(id: string): { text: string; files: Buffer[] } | undefined {
     const held = this.#submissions.get(id);
     return held && { text: held.text, files: held.files };
+  }
+
+  /** The `*_file` fields of the dispute's submission but `additional_evidence_file`, with their bytes. */
+  slotted(id: string): { slot: string; bytes: Buffer }[] {
+    return this.#submissions.get(id)?.slots ?? [];
+  }
+
+  /**
+   * How many files the adapter uploaded and learnt the id of. Checkout.com takes no idempotency key on
+   * `POST /files` and lists no files: a file whose upload answer was lost is known to Checkout.com alone,
+   * never staged, and the retry must upload it again (docs/architecture.md, "Checkout.com"). What no
+   * retry may do is upload again a file whose id it was given; those are what this counts.
+   */
+  uploadCount(): number {
+    const lost = this.server.lostAnswers.filter(
+      (request) => request.method === 'POST' && request.path === '/files',
+    ).length;
+    return this.files.size - lost;
   }
 
   accepted(id: string): boolean {
@@ -319,8 +340,11 @@ export class CheckoutFake implements ContractFake {
       .filter(([key]) => key.endsWith('_text'))
       .map(([, value]) => value)
       .join('\n');
+    const slots = entries
+      .filter(([key]) => key.endsWith('_file') && key !== 'additional_evidence_file')
+      .map(([slot, id]) => ({ slot, bytes: this.files.get(id)?.data ?? Buffer.alloc(0) }));
     const count = this.submissionCount(dispute.id) + 1;
-    this.#submissions.set(dispute.id, { count, text, files });
+    this.#submissions.set(dispute.id, { count, text, files, slots });
     dispute.status = 'evidence_under_review';
     dispute.lastUpdate = this.#stamp();
     return { status: 204 };

@@ -62,6 +62,8 @@ export class FakeServer {
   readonly #faults: (Fault & { left: number })[] = [];
   /** Every request received, in order: method and path only (tests assert what went over the wire). */
   readonly requests: { method: string; path: string; headers: IncomingMessage['headers'] }[] = [];
+  /** The requests handled whose answer `drop-after` lost: their effects stand, unknown to the caller. */
+  readonly lostAnswers: FakeRequest[] = [];
   url = '';
 
   constructor(handler: FakeHandler, errorShape: ErrorShape) {
@@ -130,6 +132,7 @@ export class FakeServer {
       }
     }
     if (fault?.kind === 'drop-after') {
+      this.lostAnswers.push(request);
       req.socket.destroy();
       return;
     }

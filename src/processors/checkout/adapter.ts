@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type AdapterContext, credentialProblem, openHttp, readCredentials } from '../connection.js';
-import { documentOnly } from '../evidence-limits.js';
 import type { ProcessorHttp } from '../http.js';
+import { checkEvidenceLimits, sentFile, slotUploads } from '../slot-uploads.js';
 import type {
   AcceptDisputeRequest,
   Capabilities,
@@ -14,13 +14,19 @@ import type {
   ProcessorConnection,
   PushRequest,
   PushResult,
-  ResponsePackage,
   SubmitEvidenceRequest,
   SubmitEvidenceResult,
 } from '../types.js';
 import { ProcessorError, PushRejectedError } from '../types.js';
-import { evidenceTextFields } from './evidence.js';
-import { type CheckoutDispute, checkoutDispute, needsDetail, normalizeDispute } from './mapping.js';
+import { type EvidenceFile, evidenceTextFields, stagedFiles, stageEvidence } from './evidence.js';
+import {
+  type CheckoutDispute,
+  checkoutDispute,
+  checkoutEvidenceLimits,
+  documentField,
+  needsDetail,
+  normalizeDispute,
+} from './mapping.js';
 import { readNotification } from './notifications.js';
 
 /**
@@ -42,8 +48,6 @@ const hosts = { live: 'https://api.checkout.com', test: 'https://api.sandbox.che
 const perSecond = { live: 50, test: 20 };
 /** `limit` is 1 to 250 on `GET /disputes`; more is refused with 422. */
 const maxPageSize = 250;
-/** "JPEG/JPG, PNG or PDF format, and be no larger than 4MB" (`POST /files`). */
-const maxFileBytes = 4 * 1024 * 1024;
 /**
  * How far each scan reaches back before the newest change the previous one saw. Checkout.com's list may
  * show a change a little after its `last_update` (replicas, clocks between its own servers); re-listing a
@@ -62,9 +66,6 @@ const disputePage = z.object({
   total_count: z.number().int().nullish(),
   data: z.array(checkoutDispute).nullish(),
 });
-const stagedEvidence = z.object({ additional_evidence_file: z.string().nullish() });
-const fileInfo = z.object({ id: z.string(), filename: z.string().nullish(), size: z.number().nullish() });
-const uploadedFile = z.object({ id: z.string().min(1) });
 
 /**
  * The listing cursor. `GET /disputes` pages by offset (`skip`) over disputes sorted by `last_update`,
@@ -102,7 +103,7 @@ const afterSubmission = new Set<string>([
 
 export class CheckoutAdapter implements ProcessorAdapter {
   readonly name = processor;
-  readonly evidenceLimits: EvidenceLimits = documentOnly;
+  readonly evidenceLimits: EvidenceLimits = checkoutEvidenceLimits;
   readonly capabilities: Capabilities = {
     list: true,
     get: true,
@@ -156,42 +157,55 @@ export class CheckoutAdapter implements ProcessorAdapter {
   }
 
   /**
-   * Upload the PDF (`POST /files`), stage it with the text (`PUT /disputes/{id}/evidence`), then submit
-   * (`POST /disputes/{id}/evidence`), after which Checkout.com refuses any change. It publishes no
-   * idempotency key for disputes, so each attempt starts from Checkout.com's state: a dispute already
-   * under review with this submission's document staged was submitted by an earlier attempt whose answer
-   * was lost, and answers success without being sent again; a document already staged is not uploaded
-   * again. The document's name carries the idempotency key, so it can be recognised. No call is retried
-   * inline: the attempt is the unit of retry, and it always starts by reading that state again.
+   * Upload the PDF and the evidence files of each slot (`POST /files`), stage them with the text
+   * (`PUT /disputes/{id}/evidence`), then submit (`POST /disputes/{id}/evidence`), after which
+   * Checkout.com refuses any change. The files are checked against Checkout.com's limits before anything
+   * is sent. It publishes no idempotency key for disputes or files, so each attempt starts from
+   * Checkout.com's state: a dispute already under review with this submission's document staged was
+   * submitted by an earlier attempt whose answer was lost, and answers success without being sent again;
+   * a file already staged is not uploaded again (evidence.ts). Every file's name carries the idempotency
+   * key, so it can be recognised. No call is retried inline: the attempt is the unit of retry, and it
+   * always starts by reading that state again.
    */
-  async submitEvidence({
-    connection,
-    dispute,
-    response,
-    idempotencyKey,
-  }: SubmitEvidenceRequest): Promise<SubmitEvidenceResult> {
+  async submitEvidence(request: SubmitEvidenceRequest): Promise<SubmitEvidenceResult> {
+    const { connection, dispute, response, idempotencyKey } = request;
+    const uploads = await slotUploads(this.evidenceLimits, request.files, idempotencyKey);
+    checkEvidenceLimits(processor, this.evidenceLimits, [
+      {
+        label: `The response document (${response.document.filename})`,
+        size: response.document.pdf.length,
+        pages: null,
+      },
+      ...uploads.map(sentFile),
+    ]);
+    const files: EvidenceFile[] = [
+      ...uploads.map(({ slot, filename, bytes, contentType }) => ({
+        field: slot,
+        filename,
+        bytes,
+        contentType,
+      })),
+      {
+        field: documentField,
+        filename: documentName(response.document.filename, idempotencyKey),
+        bytes: response.document.pdf,
+        contentType: 'application/pdf',
+      },
+    ];
     const http = this.#open(connection);
     const path = `disputes/${encodeURIComponent(dispute.id)}/evidence`;
-    const document = {
-      ...response.document,
-      filename: documentName(response.document.filename, idempotencyKey),
-    };
     const current = await this.#find(http, dispute.id, { idempotent: false });
     if (!current) throw unknown(dispute.id);
-    const staged = await this.#stagedDocument(http, path, document);
+    const staged = await stagedFiles(http, path, files);
     if (current.status !== 'evidence_required') {
       // Staged is not submitted: only a status that follows a submission says our POST got through.
-      if (staged && afterSubmission.has(current.status)) return { reference: staged };
+      const document = staged[documentField];
+      if (document && afterSubmission.has(current.status)) return { reference: document };
       throw refusal(`The dispute is ${current.status} at Checkout.com: it takes no evidence.`);
     }
-    const file = staged ?? (await this.#upload(http, document));
-    await http.send({
-      method: 'PUT',
-      path,
-      json: { ...evidenceTextFields(response.evidence), additional_evidence_file: file },
-    });
+    const evidence = await stageEvidence(http, path, evidenceTextFields(response.evidence), files, staged);
     await http.send({ method: 'POST', path });
-    return { reference: file };
+    return { reference: evidence[documentField] ?? null };
   }
 
   /** Accepting twice is refused, so a retry after a lost answer finds the dispute accepted and stops. */
@@ -264,40 +278,6 @@ export class CheckoutAdapter implements ProcessorAdapter {
     });
     if (answer.status === 404) return null;
     return http.read(answer, checkoutDispute, (text) => JSON.parse(text));
-  }
-
-  /** The file id of this submission's document when it is staged on the dispute already. */
-  async #stagedDocument(http: ProcessorHttp, path: string, document: ResponsePackage['document']) {
-    const answer = await http.send({ method: 'GET', path, answers: [404] });
-    if (answer.status === 404) return null;
-    const file = http.read(answer, stagedEvidence, (text) => JSON.parse(text)).additional_evidence_file;
-    if (!file) return null;
-    const info = await http.send({
-      method: 'GET',
-      path: `files/${encodeURIComponent(file)}`,
-      answers: [404],
-    });
-    if (info.status === 404) return null;
-    const { filename, size } = http.read(info, fileInfo, (text) => JSON.parse(text));
-    return filename === document.filename && size === document.pdf.length ? file : null;
-  }
-
-  async #upload(http: ProcessorHttp, document: ResponsePackage['document']): Promise<string> {
-    if (document.pdf.length > maxFileBytes) {
-      throw refusal("The response document is larger than Checkout.com's 4 MB file limit.");
-    }
-    const uploaded = await http.json(
-      {
-        method: 'POST',
-        path: 'files',
-        multipart: [
-          { name: 'purpose', value: 'dispute_evidence' },
-          { name: 'file', value: document.pdf, filename: document.filename, contentType: 'application/pdf' },
-        ],
-      },
-      uploadedFile,
-    );
-    return uploaded.id;
   }
 }
 

@@ -1,6 +1,11 @@
+import { z } from 'zod';
+import type { ProcessorHttp } from '../http.js';
+import { maxEvidenceText } from './mapping.js';
+
 /**
- * What a submission to Checkout.com carries besides the PDF: the response's evidence as the text fields
- * of Checkout.com's evidence pairs, each within its limit.
+ * What a submission to Checkout.com carries: the response's evidence as the text fields of Checkout.com's
+ * evidence pairs, each within its limit, and its files (the response document, the evidence files of each
+ * slot) uploaded to `/files` and staged in their `*_file` fields, each at most once.
  */
 
 /**
@@ -37,8 +42,6 @@ export const evidenceTexts = {
 } as const satisfies Record<string, readonly string[]>;
 export type EvidenceTextField = keyof typeof evidenceTexts | 'additional_evidence_text';
 
-/** "Each text field is ≤ 500 characters" (ProvideEvidenceRequest). */
-export const maxEvidenceText = 500;
 const continued = '… (continued in the attached document)';
 
 /** The response's evidence as Checkout.com's text fields, each within its limit; the PDF holds it all. */
@@ -74,4 +77,83 @@ function withinLimit(text: string): string {
   // Never end on half of a surrogate pair.
   if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
   return `${cut.trimEnd()}${continued}`;
+}
+
+/** A file a submission stages in one `*_file` field. */
+export interface EvidenceFile {
+  field: string;
+  /** Carries the submission's idempotency key: how a later attempt recognises its own upload. */
+  filename: string;
+  bytes: Buffer;
+  contentType: string;
+}
+
+const fileInfo = z.object({ id: z.string(), filename: z.string().nullish(), size: z.number().nullish() });
+const uploadedFile = z.object({ id: z.string().min(1) });
+
+/**
+ * The files of this submission staged on the dispute already, by field: a staged file id whose file has
+ * this submission's name and size. Checkout.com takes no idempotency key on `/files` and lists no files,
+ * so what the dispute's staged evidence holds is all a retry can know of an earlier attempt's uploads.
+ */
+export async function stagedFiles(
+  http: ProcessorHttp,
+  path: string,
+  files: readonly EvidenceFile[],
+): Promise<Record<string, string>> {
+  const answer = await http.send({ method: 'GET', path, answers: [404] });
+  if (answer.status === 404) return {};
+  const staged = http.read(answer, z.record(z.string(), z.unknown()), (text) => JSON.parse(text));
+  const found: Record<string, string> = {};
+  for (const file of files) {
+    const id = staged[file.field];
+    if (typeof id !== 'string' || id === '') continue;
+    const info = await http.send({ method: 'GET', path: `files/${encodeURIComponent(id)}`, answers: [404] });
+    if (info.status === 404) continue;
+    const { filename, size } = http.read(info, fileInfo, (text) => JSON.parse(text));
+    if (filename === file.filename && size === file.bytes.length) found[file.field] = id;
+  }
+  return found;
+}
+
+/**
+ * Stages the texts and every file, uploading only the files not staged already; answers the staged
+ * evidence. Each upload is staged at once, with everything known so far (so whether Checkout.com merges
+ * or replaces staged evidence, the last staging holds it all): after a lost answer a retry finds it on
+ * the dispute and does not upload it again. Only a file whose own upload answer was lost, or whose
+ * staging failed, is uploaded again; Checkout.com keeps the unanswered one unattached.
+ */
+export async function stageEvidence(
+  http: ProcessorHttp,
+  path: string,
+  texts: Partial<Record<EvidenceTextField, string>>,
+  files: readonly EvidenceFile[],
+  staged: Readonly<Record<string, string>>,
+): Promise<Record<string, string>> {
+  const evidence: Record<string, string> = { ...texts };
+  for (const file of files) if (staged[file.field]) evidence[file.field] = staged[file.field] as string;
+  let stagedAll = false;
+  for (const file of files) {
+    if (evidence[file.field]) continue;
+    evidence[file.field] = await upload(http, file);
+    await http.send({ method: 'PUT', path, json: evidence });
+    stagedAll = true;
+  }
+  if (!stagedAll) await http.send({ method: 'PUT', path, json: evidence });
+  return evidence;
+}
+
+async function upload(http: ProcessorHttp, file: EvidenceFile): Promise<string> {
+  const uploaded = await http.json(
+    {
+      method: 'POST',
+      path: 'files',
+      multipart: [
+        { name: 'purpose', value: 'dispute_evidence' },
+        { name: 'file', value: file.bytes, filename: file.filename, contentType: file.contentType },
+      ],
+    },
+    uploadedFile,
+  );
+  return uploaded.id;
 }

@@ -4,7 +4,7 @@ import type { kinds, Reason } from '../../domain/vocabulary.js';
 import { momentOf } from '../dates.js';
 import { networkReason } from '../network-reasons.js';
 import { normalizedDispute } from '../normalized.js';
-import type { NormalizedDispute } from '../types.js';
+import type { EvidenceLimits, NormalizedDispute } from '../types.js';
 
 /**
  * Checkout.com's dispute object in this service's vocabulary, as data. Sources: the API reference
@@ -154,3 +154,41 @@ export function normalizeDispute(dispute: CheckoutDispute): NormalizedDispute {
     currency: dispute.currency.toLowerCase(),
   });
 }
+
+/** "Each text field is ≤ 500 characters" (ProvideEvidenceRequest). */
+export const maxEvidenceText = 500;
+
+/**
+ * What Checkout.com takes as dispute evidence (docs/api.md, "Files"), from its API reference
+ * (ProvideEvidenceRequest, `POST /files`):
+ * - slots: each category to the evidence pair whose `*_file` fits it (the pairing evidence.ts uses for the
+ *   texts of the same names). Each field takes one file id, so several files of one field are sent merged
+ *   into one PDF. `additional_evidence_file` holds the response document, which shows what has no slot:
+ *   `access_activity_log` (no field is an activity log), `uncategorized`, and nothing maps to
+ *   `recurring_transaction_agreement_file` or `proof_of_delivery_or_service_date_file`;
+ * - types and size: "JPEG/JPG, PNG or PDF format, and be no larger than 4MB" a file;
+ * - no total and no page limit of the API's own: Checkout.com publishes the schemes' requirements
+ *   ("Dispute evidence file requirements"), which differ by scheme (Mastercard: 14.5 MB in all, a fee
+ *   for each page over 19; Amex: 25 MB) and are not refused by the API;
+ * - text: every text field, whatever evidence it carries, at most 500 characters.
+ */
+export const checkoutEvidenceLimits: EvidenceLimits = {
+  slots: {
+    receipt: 'invoice_or_receipt_file',
+    shipping_documentation: 'proof_of_delivery_or_service_file',
+    service_documentation: 'proof_of_delivery_or_service_file',
+    customer_communication: 'customer_communication_file',
+    customer_signature: 'customer_communication_file',
+    refund_policy: 'refund_or_cancellation_policy_file',
+    cancellation_policy: 'refund_or_cancellation_policy_file',
+    duplicate_charge_documentation: 'invoice_showing_distinct_transactions_file',
+  },
+  types: ['pdf', 'png', 'jpg'],
+  maxFileBytes: 4 * 1024 * 1024,
+  maxTotalBytes: null,
+  maxPages: null,
+  textLimits: { '*': maxEvidenceText },
+};
+
+/** The field of the response document, which carries everything the other fields do not. */
+export const documentField = 'additional_evidence_file';

@@ -1,3 +1,4 @@
+import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CheckoutAdapter } from '../../../src/processors/checkout/adapter.js';
 import {
@@ -9,6 +10,7 @@ import {
 import { type CheckoutFake, checkoutFakeCredentials, startCheckoutFake } from '../../fakes/checkout.js';
 import { multipartParts } from '../../fakes/harness.js';
 import { adapterContract, contractAccount, contractSubmission } from '../../helpers/adapter-contract.js';
+import { attached, sampleJpeg, samplePdf, samplePng } from '../../helpers/evidence-files.js';
 import { processorSpecs } from '../../helpers/processor-specs.js';
 
 adapterContract(processorSpecs.checkout);
@@ -346,12 +348,115 @@ describe('checkout adapter against the fake Checkout.com', () => {
       expect(fake.submissionCount(id)).toBe(1);
     });
 
-    it('refuses a PDF over the 4 MB file limit before uploading anything', async () => {
+    it('refuses a PDF over the 4 MB file limit before any call', async () => {
       const { request } = await freshSubmission('sub_large000000001');
       request.response.document.pdf = Buffer.alloc(4 * 1024 * 1024 + 1, 0x20);
-      const before = fake.files.size;
-      await expect(adapter.submitEvidence(request)).rejects.toMatchObject({ retryable: false });
-      expect(fake.files.size).toBe(before);
+      const before = fake.received.length;
+      await expect(adapter.submitEvidence(request)).rejects.toMatchObject({
+        retryable: false,
+        message: `The response document (${request.response.document.filename}) is 4194305 bytes, over the processor's limit of 4 MB (4194304 bytes) a file; nothing was sent.`,
+      });
+      expect(fake.received.length).toBe(before);
+    });
+
+    it('refuses an evidence file over 4 MB before any call, naming the file and the limit', async () => {
+      const { id, request } = await freshSubmission('sub_largefile00001');
+      const big = Buffer.concat([sampleJpeg('Label'), Buffer.alloc(4 * 1024 * 1024)]);
+      request.files = [
+        attached('file_largelabel000000001', big, 'jpg', 'shipping_documentation', { filename: 'label.jpg' }),
+      ];
+      const before = fake.received.length;
+      await expect(adapter.submitEvidence(request)).rejects.toMatchObject({
+        retryable: false,
+        message: `The file file_largelabel000000001 (label.jpg) is ${big.length} bytes, over the processor's limit of 4 MB (4194304 bytes) a file; nothing was sent.`,
+      });
+      expect(fake.received.length).toBe(before);
+      expect(fake.submissionCount(id)).toBe(0);
+    });
+
+    it('stages each slot file after its upload, several of one field merged into one PDF of their pages', async () => {
+      const { id, request } = await freshSubmission('sub_slots000000001');
+      const receipt = attached('file_ckoreceipt000000001', samplePng('Receipt'), 'png', 'receipt');
+      const label = attached(
+        'file_ckolabel00000000001',
+        sampleJpeg('Label'),
+        'jpg',
+        'shipping_documentation',
+      );
+      const service = attached(
+        'file_ckoservice000000001',
+        await samplePdf('Service', 2),
+        'pdf',
+        'service_documentation',
+        {
+          pages: 2,
+        },
+      );
+      request.files = [label, receipt, service];
+      const before = fake.received.length;
+      await adapter.submitEvidence(request);
+      const calls = fake.received.slice(before);
+      expect(calls.map((call) => `${call.method} ${call.path}`)).toEqual([
+        `GET /disputes/${id}`,
+        `GET /disputes/${id}/evidence`,
+        'POST /files',
+        `PUT /disputes/${id}/evidence`,
+        'POST /files',
+        `PUT /disputes/${id}/evidence`,
+        'POST /files',
+        `PUT /disputes/${id}/evidence`,
+        `POST /disputes/${id}/evidence`,
+      ]);
+      const names = calls
+        .filter((call) => call.path === '/files')
+        .map((call) => multipartParts(call).find((part) => part.name === 'file'))
+        .map((part) => [part?.filename, part?.contentType]);
+      expect(names).toEqual([
+        ['proof_of_delivery_or_service_file-sub_slots000000001.pdf', 'application/pdf'],
+        ['invoice_or_receipt_file-sub_slots000000001.png', 'image/png'],
+        [`response-${id}-sub_slots000000001.pdf`, 'application/pdf'],
+      ]);
+      const slotted = Object.fromEntries(fake.slotted(id).map(({ slot, bytes }) => [slot, bytes]));
+      expect(slotted.invoice_or_receipt_file?.equals(receipt.bytes)).toBe(true);
+      const merged = await PDFDocument.load(slotted.proof_of_delivery_or_service_file as Buffer);
+      expect(merged.getPageCount()).toBe(1 + 2);
+      expect(fake.submissionCount(id)).toBe(1);
+    });
+
+    it('after a lost answer to an upload, a retry uploads that file again and none staged before it', async () => {
+      const { id, request } = await freshSubmission('sub_lostfile000001');
+      request.files = [
+        attached('file_ckolostreceipt00001', samplePng('Receipt'), 'png', 'receipt'),
+        attached(
+          'file_ckolostmessages0001',
+          await samplePdf('Messages', 1),
+          'pdf',
+          'customer_communication',
+          {
+            pages: 1,
+          },
+        ),
+      ];
+      let uploads = 0;
+      fake.server.inject({
+        kind: 'drop-after',
+        match: (call) => call.path === '/files' && call.method === 'POST' && ++uploads === 2,
+      });
+      await expect(adapter.submitEvidence(request)).rejects.toMatchObject({ retryable: true });
+      const before = fake.received.length;
+      await adapter.submitEvidence(request);
+      const again = fake.received.slice(before).filter((call) => call.path === '/files');
+      expect(
+        again.map((call) => multipartParts(call).find((part) => part.name === 'file')?.filename),
+      ).toEqual([
+        'customer_communication_file-sub_lostfile000001.pdf',
+        `response-${id}-sub_lostfile000001.pdf`,
+      ]);
+      expect(fake.slotted(id).map(({ slot }) => slot)).toEqual([
+        'invoice_or_receipt_file',
+        'customer_communication_file',
+      ]);
+      expect(fake.submissionCount(id)).toBe(1);
     });
 
     it('answers 404 for an unknown dispute as a permanent error', async () => {

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { evidenceFileCategories } from '../../../src/domain/evidence-files.js';
 import { serviceLocalStates } from '../../../src/domain/states.js';
 import { evidenceTextFields } from '../../../src/processors/checkout/evidence.js';
 import {
   type CheckoutDispute,
   categoryReasons,
   checkoutDispute,
+  checkoutEvidenceLimits,
   checkoutStatuses,
   normalizeDispute,
   reasonOf,
@@ -181,6 +183,38 @@ describe('Checkout.com dispute fields', () => {
 
   it('refuses amounts that are not whole minor units', () => {
     expect(checkoutDispute.safeParse({ ...base, amount: 9.99 }).success).toBe(false);
+  });
+});
+
+describe('Checkout.com evidence limits', () => {
+  it('slots each category in the *_file field that fits it; the others go in the document', () => {
+    expect(
+      Object.fromEntries(
+        evidenceFileCategories.map((category) => [category, checkoutEvidenceLimits.slots[category] ?? null]),
+      ),
+    ).toEqual({
+      receipt: 'invoice_or_receipt_file',
+      shipping_documentation: 'proof_of_delivery_or_service_file',
+      customer_communication: 'customer_communication_file',
+      customer_signature: 'customer_communication_file',
+      refund_policy: 'refund_or_cancellation_policy_file',
+      cancellation_policy: 'refund_or_cancellation_policy_file',
+      service_documentation: 'proof_of_delivery_or_service_file',
+      duplicate_charge_documentation: 'invoice_showing_distinct_transactions_file',
+      access_activity_log: null,
+      uncategorized: null,
+    });
+  });
+
+  it('takes PDF, PNG and JPEG of 4 MB each, texts of 500 characters, and no total or page limit', () => {
+    expect(checkoutEvidenceLimits).toEqual({
+      slots: expect.any(Object),
+      types: ['pdf', 'png', 'jpg'],
+      maxFileBytes: 4_194_304,
+      maxTotalBytes: null,
+      maxPages: null,
+      textLimits: { '*': 500 },
+    });
   });
 });
 
