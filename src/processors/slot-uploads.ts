@@ -107,5 +107,6 @@ export function checkEvidenceLimits(
   }
 }
 
-/** `5 MB (5242880 bytes)`. */
-const sizeOf = (bytes: number) => `${Number((bytes / 1024 / 1024).toFixed(1))} MB (${bytes} bytes)`;
+/** `5 MB (5242880 bytes)`; below a megabyte, the bytes alone. */
+const sizeOf = (bytes: number) =>
+  bytes < 1024 * 1024 ? `${bytes} bytes` : `${Number((bytes / 1024 / 1024).toFixed(1))} MB (${bytes} bytes)`;
