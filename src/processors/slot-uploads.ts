@@ -1,6 +1,6 @@
 import { type FileType, fileContentTypes } from '../domain/evidence-files.js';
 import { mergeFiles } from './merge-files.js';
-import { type AttachedFile, type EvidenceLimits, ProcessorError } from './types.js';
+import { type AttachedFile, type EvidenceLimits, ProcessorError, type ResponsePackage } from './types.js';
 
 /**
  * The evidence files a submission uploads into its processor's own slots (EvidenceLimits.slots), for
@@ -74,6 +74,13 @@ export function sentFile(upload: SlotUpload): SentFile {
     names.length === 1 ? `The file ${names[0]}` : `The ${upload.slot} files merged (${names.join(', ')})`;
   return { label, size: upload.bytes.length, pages: upload.pages };
 }
+
+/** The response document as the refusal names it. */
+export const sentDocument = (document: ResponsePackage['document']): SentFile => ({
+  label: `The response document (${document.filename})`,
+  size: document.pdf.length,
+  pages: null,
+});
 
 /**
  * Refuses, permanently, a submission that sends a file over the processor's size or page limit, or files

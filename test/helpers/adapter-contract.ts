@@ -39,7 +39,11 @@ export interface ContractFake {
    * document is not among them. Absent on fakes of processors that take no file of their own.
    */
   slotted?(id: string): { slot: string; bytes: Buffer }[];
-  /** How many files the processor holds from uploads, all disputes together: a retry must not add one. */
+  /**
+   * How many files the processor holds from uploads, all disputes together: a retry must not add one.
+   * Where uploads take no idempotency key and cannot be listed (Checkout.com), only those whose answer
+   * reached the adapter: one whose answer was lost can be found again by nobody.
+   */
   uploadCount?(): number;
   /** Whether the merchant accepted the dispute. */
   accepted(id: string): boolean;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type AdapterContext, credentialProblem, openHttp, readCredentials } from '../connection.js';
 import type { ProcessorHttp } from '../http.js';
-import { checkEvidenceLimits, sentFile, slotUploads } from '../slot-uploads.js';
+import { checkEvidenceLimits, sentDocument, sentFile, slotUploads } from '../slot-uploads.js';
 import type {
   AcceptDisputeRequest,
   Capabilities,
@@ -171,11 +171,7 @@ export class CheckoutAdapter implements ProcessorAdapter {
     const { connection, dispute, response, idempotencyKey } = request;
     const uploads = await slotUploads(this.evidenceLimits, request.files, idempotencyKey);
     checkEvidenceLimits(processor, this.evidenceLimits, [
-      {
-        label: `The response document (${response.document.filename})`,
-        size: response.document.pdf.length,
-        pages: null,
-      },
+      sentDocument(response.document),
       ...uploads.map(sentFile),
     ]);
     const files: EvidenceFile[] = [

@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { type PastPayment, pastPayment } from '../../domain/evidence.js';
 import { type AdapterContext, credentialProblem, readCredentials } from '../connection.js';
-import { checkEvidenceLimits, type SlotUpload, sentFile, slotUploads } from '../slot-uploads.js';
+import {
+  checkEvidenceLimits,
+  type SlotUpload,
+  sentDocument,
+  sentFile,
+  slotUploads,
+} from '../slot-uploads.js';
 import {
   type AcceptDisputeRequest,
   type Capabilities,
@@ -109,12 +115,10 @@ export class StripeAdapter implements ProcessorAdapter {
   async submitEvidence(request: SubmitEvidenceRequest): Promise<SubmitEvidenceResult> {
     const { dispute, response, idempotencyKey } = request;
     const uploads = await slotUploads(this.evidenceLimits, request.files, idempotencyKey);
-    const document = {
-      label: `The response document (${response.document.filename})`,
-      size: response.document.pdf.length,
-      pages: null,
-    };
-    checkEvidenceLimits('stripe', this.evidenceLimits, [document, ...uploads.map(sentFile)]);
+    checkEvidenceLimits('stripe', this.evidenceLimits, [
+      sentDocument(response.document),
+      ...uploads.map(sentFile),
+    ]);
     const client = this.#client(request.connection);
     const current = await client.retrieveDispute(dispute.id, dispute.accountId, {
       withCharge: false,
