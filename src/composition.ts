@@ -5,6 +5,7 @@ import { type DocumentLinks, linksFor } from './documents/links.js';
 import { configureRenderThreads } from './documents/render-pool.js';
 import type { AccountScheduler } from './features/accounts/connected-accounts.js';
 import { DisputeObjectCache } from './features/disputes/object-cache.js';
+import { postgresFileStorage } from './features/files/storage.js';
 import type { RefreshDispatcher } from './features/mirroring/push.js';
 import { KeyResolver } from './features/organisations/authenticate.js';
 import type { RemovalDispatcher } from './features/personal-data/removal.js';
@@ -206,6 +207,8 @@ export async function composeProcess(
         allowPrivateWebhooks: config.WEBHOOK_ALLOW_PRIVATE,
         webhookEndpointsMax: config.WEBHOOK_ENDPOINTS_MAX,
         documentLimits: documentLimits(config),
+        fileStorage: postgresFileStorage(database.db),
+        filesMaxBytes: config.FILES_MAX_BYTES,
       };
       return { deps, redis };
     },

@@ -250,6 +250,16 @@ const settings = z.object({
    * delivered to each, so this bounds what one event costs the shared webhook queue.
    */
   WEBHOOK_ENDPOINTS_MAX: z.coerce.number().int().min(1).max(1000).default(16),
+  /**
+   * The bytes of files one organisation may keep in each mode (docs/api.md, "Limits"): files live in
+   * Postgres, so this bounds what one tenant's uploads cost the shared database.
+   */
+  FILES_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(5 * 1024 * 1024)
+    .max(1024 ** 4)
+    .default(1024 ** 3),
   /** Where the mock adapter sends its calls; unset, the mock processor runs in-process. */
   MOCK_PROCESSOR_URL: z.url({ protocol: /^https?$/ }).optional(),
 });

@@ -9,9 +9,10 @@ import { mergeInput, parseQueryString, readBody } from './middleware/body.js';
 import { handleErrors, unknownRoute } from './middleware/errors.js';
 import { requireHttps } from './middleware/https.js';
 import { refuseOtherSites } from './middleware/origin.js';
-import { byClientAddress, chargeAnswer, rateLimit } from './middleware/rate-limit.js';
+import { byClientAddress, chargeBytes, rateLimit } from './middleware/rate-limit.js';
 import { requestLog } from './middleware/request-log.js';
 import { documentPolicy, securityHeaders } from './middleware/security-headers.js';
+import { readUpload } from './middleware/upload.js';
 import { resolveVersion, versionOf } from './middleware/version.js';
 import { openApiPath, serveOpenApi } from './openapi.js';
 import { acceptDisputeEndpoint } from './routes/disputes/accept.js';
@@ -25,6 +26,11 @@ import { downloadDocument } from './routes/documents/download.js';
 import { listEventsEndpoint } from './routes/events/list.js';
 import { redeliverEventEndpoint } from './routes/events/redeliver.js';
 import { retrieveEventEndpoint } from './routes/events/retrieve.js';
+import { fileContentsEndpoint } from './routes/files/contents.js';
+import { deleteFileEndpoint } from './routes/files/delete.js';
+import { listFilesEndpoint } from './routes/files/list.js';
+import { retrieveFileEndpoint } from './routes/files/retrieve.js';
+import { uploadFileEndpoint } from './routes/files/upload.js';
 import { healthz, readyz } from './routes/health.js';
 import { removePersonalDataEndpoint } from './routes/personal-data/remove.js';
 import { retrievePersonalDataEndpoint } from './routes/personal-data/retrieve.js';
@@ -74,6 +80,11 @@ export const endpoints: readonly Endpoint[] = [
   redeliverEventEndpoint,
   retrievePersonalDataEndpoint,
   removePersonalDataEndpoint,
+  listFilesEndpoint,
+  uploadFileEndpoint,
+  retrieveFileEndpoint,
+  fileContentsEndpoint,
+  deleteFileEndpoint,
 ];
 
 const healthPath = '/healthz';
@@ -173,6 +184,10 @@ export function createApp(deps: AppDeps, options: OperatorPages = {}): express.E
     refuseOtherSites(deps),
     resolveVersion,
   );
+  // An upload route reads its own multipart body, under its own limit; everywhere else multipart is refused.
+  for (const endpoint of endpoints) {
+    if (endpoint.upload) v1[endpoint.method](endpoint.path, readUpload(endpoint.upload));
+  }
   v1.use(readBody, mergeInput);
   for (const path of new Set(endpoints.map((endpoint) => endpoint.path))) {
     const group = endpoints.filter((endpoint) => endpoint.path === path);
@@ -211,9 +226,14 @@ function handler(endpoint: Endpoint, deps: AppDeps) {
     };
     // The endpoint's own schemas, those its documentation shows, check the request before its handler.
     const reply = await endpoint.handle({ ...request, ...read(request) });
+    if ('bytes' in reply) {
+      chargeBytes(res, reply.bytes.length);
+      res.status(reply.status).set(reply.headers).send(reply.bytes);
+      return;
+    }
     const json = 'json' in reply ? reply.json : JSON.stringify(reply.body);
     // A large answer costs more of the key's rate limit (docs/api.md, "Limits").
-    chargeAnswer(res, Buffer.byteLength(json));
+    chargeBytes(res, Buffer.byteLength(json));
     res.status(reply.status).type('json').send(json);
   };
 }

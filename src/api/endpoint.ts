@@ -6,6 +6,7 @@ import type { DocumentLimits } from '../domain/document-size.js';
 import type { ApiError, ErrorType } from '../domain/errors.js';
 import { parseInput } from '../domain/parse-input.js';
 import type { DisputeObjectCache } from '../features/disputes/object-cache.js';
+import type { FileStorage } from '../features/files/storage.js';
 import type { RefreshDispatcher } from '../features/mirroring/push.js';
 import type { KeyResolver } from '../features/organisations/authenticate.js';
 import type { RemovalDispatcher } from '../features/personal-data/removal.js';
@@ -17,6 +18,7 @@ import type { RateLimits } from '../rate-limits.js';
 import type { Readiness } from '../readiness.js';
 import type { SecretBox } from '../secrets.js';
 import { renameLegacyParameters } from './legacy-parameters.js';
+import type { UploadLimits } from './middleware/upload.js';
 
 /** What the HTTP layer needs from the rest of the service; tests build it with their own database. */
 export interface AppDeps {
@@ -48,6 +50,10 @@ export interface AppDeps {
   webhookEndpointsMax: number;
   /** DOCUMENT_MAX_CHARACTERS and DOCUMENT_MAX_PAGES, checked when evidence or a template is saved. */
   documentLimits: DocumentLimits;
+  /** Where uploaded files' bytes are kept (features/files/storage.ts). */
+  fileStorage: FileStorage;
+  /** FILES_MAX_BYTES: the bytes of files one organisation may keep in each mode. */
+  filesMaxBytes: number;
 }
 
 /** A request as the app hands it over, before its endpoint's checks. */
@@ -67,8 +73,14 @@ export interface EndpointContext<P extends string, I> extends Omit<RequestContex
   input: I;
 }
 
-/** A response: an object to serialize, or JSON text made already (lists of cached dispute objects). */
-export type Reply = { status: number; body: object } | { status: number; json: string };
+/**
+ * A response: an object to serialize, JSON text made already (lists of cached dispute objects), or bytes
+ * that are not JSON (a file's contents) with their headers, Content-Type among them.
+ */
+export type Reply =
+  | { status: number; body: object }
+  | { status: number; json: string }
+  | { status: number; bytes: Buffer; headers: Record<string, string> };
 
 export type Method = 'get' | 'post' | 'put' | 'delete';
 export type SuccessStatus = 200 | 201 | 202;
@@ -87,7 +99,10 @@ export type ResponseObject =
   | 'event'
   | 'eventList'
   | 'response'
-  | 'personalDataRequest';
+  | 'personalDataRequest'
+  | 'file'
+  | 'fileList'
+  | 'deletedFile';
 
 /** An operation of the OpenAPI document (api/openapi.ts), beyond what its schemas say. */
 export interface EndpointDocs {
@@ -169,6 +184,11 @@ export interface Endpoint<P extends string = string, S extends z.ZodType = z.Zod
   input?: EndpointInput<S>;
   /** A limit of its own per API key, beside the request limit, for a call that costs far more than it shows. */
   budget?: 'personalData' | 'testDisputes';
+  /**
+   * Takes `multipart/form-data` with one file part, read and bounded by middleware/upload.ts, instead of a
+   * JSON or form body: the input holds the other parts and, under `part`, the file.
+   */
+  upload?: UploadLimits;
   handle(context: EndpointContext<P, z.output<S>>): Promise<Reply>;
 }
 

@@ -1,5 +1,6 @@
 import type { OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import type { EndpointDocs } from './endpoint.js';
 
 /**
  * How the values of request bodies travel, for the OpenAPI document (api/openapi.ts): in a form, a
@@ -55,4 +56,23 @@ function unwrap(schema: z.core.$ZodType): z.core.$ZodType {
   if (schema instanceof z.ZodPipe)
     return unwrap(schema.in instanceof z.ZodTransform ? schema.out : schema.in);
   return schema;
+}
+
+/**
+ * An upload's body (api/middleware/upload.ts): `multipart/form-data`, its fields as the schema says and the
+ * file, which no schema can check but the upload's reader, as binary in its part.
+ */
+export function multipartBody(docs: EndpointDocs, body: z.ZodType, part: string) {
+  if (!(body instanceof z.ZodObject))
+    throw new Error(`openapi.ts: ${docs.operationId}: a body must be an object`);
+  const file = z.string().meta({
+    description: "The file's bytes, with a filename.",
+    contentMediaType: 'application/octet-stream',
+  });
+  const schema = body.extend({ [part]: file });
+  return {
+    content: {
+      'multipart/form-data': { schema, encoding: { [part]: { contentType: 'application/octet-stream' } } },
+    },
+  };
 }

@@ -2,12 +2,14 @@ import { z } from 'zod';
 import type { DisputeObject } from '../domain/disputes.js';
 import { type ErrorType, errorStatus } from '../domain/errors.js';
 import type { CorrespondenceItem, PastPayment, Product } from '../domain/evidence.js';
+import { fileTypes } from '../domain/evidence-files.js';
 import type { personalDataRequestObject } from '../domain/personal-data.js';
 import { disputeStates } from '../domain/states.js';
 import { fieldTypes, type TemplateField } from '../domain/templates.js';
 import { apiVersions } from '../domain/versions.js';
 import { checks, kinds, processors, reasons } from '../domain/vocabulary.js';
 import { eventTypes } from '../domain/webhooks.js';
+import type { deletedFileObject, fileObject } from '../features/files/objects.js';
 import type { deletedTemplateObject, templateObject } from '../features/templates/objects.js';
 import type {
   deletedWebhookEndpointObject,
@@ -205,6 +207,25 @@ export const deletedWebhookEndpointSchema = describing<ReturnType<typeof deleted
     livemode,
     url,
   }),
+);
+
+export const fileObjectSchema = describing<ReturnType<typeof fileObject>>()(
+  z.object({
+    object: z.literal('file'),
+    id: z.string(),
+    filename: z.string(),
+    type: z.enum(fileTypes).meta({ description: 'Judged by the bytes, never the name or declared type.' }),
+    purpose: z.enum(['dispute_evidence', 'product_image']),
+    size: z.number().int().meta({ description: 'Bytes.' }),
+    pages: z.number().int().nullable().meta({ description: "A PDF's page count; null for images." }),
+    created: timestamp.nullable(),
+    livemode,
+    url: z.string().meta({ description: "The file's own path, `/v1/files/<id>`." }),
+  }),
+);
+
+export const deletedFileSchema = describing<ReturnType<typeof deletedFileObject>>()(
+  z.object({ object: z.literal('file'), id: z.string(), deleted: z.literal(true), livemode, url }),
 );
 
 type EventObject = ReturnType<typeof eventObject>;

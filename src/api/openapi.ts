@@ -18,13 +18,15 @@ import {
   type ResponseObject,
   resolveSchema,
 } from './endpoint.js';
-import { formEncoding, withJsonTextArrays } from './openapi-forms.js';
+import { formEncoding, multipartBody, withJsonTextArrays } from './openapi-forms.js';
 import {
+  deletedFileSchema,
   deletedTemplateSchema,
   deletedWebhookEndpointSchema,
   disputeObject,
   errorObjectSchema,
   eventObjectSchema,
+  fileObjectSchema,
   listOf,
   personalDataRequestSchema,
   responsePackageSchema,
@@ -107,6 +109,8 @@ interface Operation {
   legacyParameters?: boolean;
   /** The error types its input's parameters answer with. */
   inputErrors?: readonly ErrorType[];
+  /** A multipart body, with the file in this part (api/middleware/upload.ts). */
+  upload?: string;
 }
 
 function operationOf(endpoint: Endpoint, settings: InputSettings): Operation {
@@ -120,6 +124,7 @@ function operationOf(endpoint: Endpoint, settings: InputSettings): Operation {
     ...(input?.body && { body: resolveSchema(input.body, settings) }),
     legacyParameters: input?.legacyParameters !== undefined,
     inputErrors: Object.values(input?.errorTypes ?? {}).filter((type) => type !== undefined),
+    ...(endpoint.upload && { upload: endpoint.upload.part }),
   };
 }
 
@@ -197,6 +202,7 @@ function registerComponents(registry: OpenAPIRegistry, names: ComponentNames) {
   const template = names.name('Template', templateObjectSchema);
   const webhookEndpoint = names.name('WebhookEndpoint', webhookEndpointSchema);
   const event = names.name('Event', eventObjectSchema);
+  const file = names.name('File', fileObjectSchema);
   return {
     names,
     headers: {
@@ -222,6 +228,9 @@ function registerComponents(registry: OpenAPIRegistry, names: ComponentNames) {
       eventList: names.name('EventList', listOf(event)),
       response: names.name('Response', responsePackageSchema),
       personalDataRequest: names.name('PersonalDataRequest', personalDataRequestSchema),
+      file,
+      fileList: names.name('FileList', listOf(file)),
+      deletedFile: names.name('DeletedFile', deletedFileSchema),
     } satisfies Record<ResponseObject, z.ZodType>,
     /** Request bodies by validator, so that PUT and POST /disputes/:id share one. */
     bodies: new Map<z.ZodType, z.ZodType>(),
@@ -253,7 +262,11 @@ function routeConfig(
     request: {
       ...(names.length > 0 && { params }),
       ...(operation.query && { query: queryObject(operation.query) }),
-      ...(operation.body && { body: requestBody(docs, operation.body, components) }),
+      ...(operation.body && {
+        body: operation.upload
+          ? multipartBody(docs, operation.body, operation.upload)
+          : requestBody(docs, operation.body, components),
+      }),
     },
     responses: {
       ...successResponses(docs, keyed, components),

@@ -1,4 +1,4 @@
-import { EncryptedPDFError, PDFDocument } from 'pdf-lib';
+import { PDFDocument } from 'pdf-lib';
 import { type FileType, maxFileBytes } from './evidence-files.js';
 
 /**
@@ -35,16 +35,16 @@ function inspectJpeg(bytes: Buffer): Inspection {
 
 async function inspectPdf(bytes: Buffer): Promise<Inspection> {
   if (!tail(bytes).includes('%%EOF')) return { problem: 'the PDF is truncated: it has no %%EOF' };
-  let pages: number;
+  let document: PDFDocument;
   try {
-    const document = await PDFDocument.load(bytes, { updateMetadata: false });
-    pages = document.getPageCount();
-  } catch (error) {
-    if (error instanceof EncryptedPDFError) {
-      return { problem: 'the PDF is encrypted: upload it without a password' };
-    }
+    // Loaded despite encryption, then asked: pdf-lib's EncryptedPDFError is compiled to ES5, where
+    // `instanceof` does not recognise it.
+    document = await PDFDocument.load(bytes, { updateMetadata: false, ignoreEncryption: true });
+  } catch {
     return { problem: 'the PDF cannot be read' };
   }
+  if (document.isEncrypted) return { problem: 'the PDF is encrypted: upload it without a password' };
+  const pages = document.getPageCount();
   if (pages === 0) return { problem: 'the PDF has no pages' };
   return { type: 'pdf', pages };
 }

@@ -125,6 +125,12 @@ export function decide(
 /** The processor's final decisions: entering one sends `dispute.closed`. */
 export const closedStates: readonly DisputeState[] = ['won', 'lost', 'charge_refunded', 'warning_closed'];
 
+/**
+ * Decided disputes: the processor has ruled or the merchant gave up, so their evidence will never be sent
+ * again. Only these let go of the files they name (docs/api.md, "Reading and deleting").
+ */
+export const decidedStates: readonly DisputeState[] = [...closedStates, 'accepted'];
+
 /** States the processor decides: mirroring may move a dispute out of a service-local state only into these. */
 export const processorOutcomeStates: readonly DisputeState[] = [
   'under_review',

@@ -33,6 +33,9 @@ export const contractErrorStatus: Record<string, readonly number[]> = {
   invalid_products: [400],
   invalid_correspondence: [400],
   invalid_past_payments: [400],
+  invalid_evidence_files: [400],
+  invalid_file: [400],
+  file_not_found: [404],
   invalid_request: [400],
   not_found: [404],
   method_not_allowed: [405],
@@ -144,11 +147,12 @@ export interface RawRequest {
   agent?: Agent;
 }
 
-/** An answer as it came: status, headers and body text. */
+/** An answer as it came: status, headers, body text and its bytes. */
 export interface RawAnswer {
   status: number;
   headers: IncomingHttpHeaders;
   text: string;
+  bytes: Buffer;
 }
 
 /**
@@ -173,13 +177,10 @@ export function rawExchange(options: RawRequest): Promise<RawAnswer> {
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            text: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
+        res.on('end', () => {
+          const bytes = Buffer.concat(chunks);
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: bytes.toString('utf8'), bytes });
+        });
       },
     );
     // The server may answer (413, 400) and close before it has read everything: that is not our failure.

@@ -42,6 +42,7 @@ describe('loadConfig', () => {
       MOCK_DISPUTE_SECONDS: 30,
       WEBHOOK_ALLOW_PRIVATE: false,
       WEBHOOK_ENDPOINTS_MAX: 16,
+      FILES_MAX_BYTES: 1024 ** 3,
     });
   });
 

@@ -30,6 +30,7 @@ export const webhookEndpointIdParameter = mintedId(
   notFound.webhookEndpoint,
 );
 export const eventIdParameter = mintedId(idPrefixes.event, 'An `evt_…` id.', notFound.event);
+export const fileIdParameter = mintedId(idPrefixes.file, 'A `file_…` id.', notFound.file);
 
 /** Paging parameters of every list (docs/api.md, "Endpoints"): both cursors at once is a bad request. */
 export const pageParams = z

@@ -44,9 +44,12 @@ const formOptions = {
 };
 const parseForm = express.urlencoded(formOptions);
 
-/** Reads a JSON or form body when there is one; any other content type is refused. */
+/**
+ * Reads a JSON or form body when there is one; any other content type is refused. A body its route read
+ * already (an upload, middleware/upload.ts) is left as it is.
+ */
 export function readBody(req: Request, res: Response, next: NextFunction): void {
-  if (!hasBody(req)) next();
+  if (req.body !== undefined || !hasBody(req)) next();
   else if (req.is('application/json')) parseJson(req, res, next);
   else if (req.is('application/x-www-form-urlencoded')) parseForm(req, res, next);
   else

@@ -18,15 +18,15 @@ export async function spend(budget: Budget, subject: string, res: Response): Pro
 }
 
 /**
- * Takes a token of `budget` per request, by `subjectOf`. With `bytesPerRequest`, the answer is charged
- * too, once it is made (`chargeAnswer`): each full `bytesPerRequest` of its body is one more token.
+ * Takes a token of `budget` per request, by `subjectOf`. With `bytesPerRequest`, the answer (and an upload) is
+ * charged too, once it is made (`chargeBytes`): each full `bytesPerRequest` of its body is one more token.
  */
 export function rateLimit(budget: Budget, subjectOf: Subject, bytesPerRequest?: number) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const subject = subjectOf(req, res);
     await spend(budget, subject, res);
     if (bytesPerRequest) {
-      res.locals.chargeAnswer = (bytes: number) => {
+      res.locals.chargeBytes = (bytes: number) => {
         const more = Math.floor(bytes / bytesPerRequest);
         // Not awaited: the answer need not wait, and Redis runs this before the client's next request.
         if (more > 0) void budget.limiter.charge(subject, more);
@@ -36,7 +36,10 @@ export function rateLimit(budget: Budget, subjectOf: Subject, bytesPerRequest?: 
   };
 }
 
-/** Charges an answer of `bytes` to the budget that admitted its request, if that budget counts size. */
-export function chargeAnswer(res: Response, bytes: number): void {
-  (res.locals.chargeAnswer as ((bytes: number) => void) | undefined)?.(bytes);
+/**
+ * Charges `bytes` of an answer, or of an uploaded file, to the budget that admitted its request, if that
+ * budget counts size.
+ */
+export function chargeBytes(res: Response, bytes: number): void {
+  (res.locals.chargeBytes as ((bytes: number) => void) | undefined)?.(bytes);
 }

@@ -13,7 +13,7 @@ export const files = pgTable(
     id: text().primaryKey(),
     ...tenancy(),
     /** `dispute_evidence` (uploaded) or `product_image` (fetched from a product's `image` URL). */
-    purpose: text().notNull(),
+    purpose: text().$type<'dispute_evidence' | 'product_image'>().notNull(),
     filename: text().notNull(),
     type: text().$type<FileType>().notNull(),
     size: integer().notNull(),
