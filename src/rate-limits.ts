@@ -48,7 +48,7 @@ export function rateLimitsOf(redis: RedisClient, config: RateLimitSettings, logg
   return {
     requests: {
       limiter: perSecond('', requests),
-      refusal: `Too many requests: at most ${requests} a second, in bursts of up to ${requests * 2}; every ${kib} KiB of an answer counts as one more request.`,
+      refusal: `Too many requests: at most ${requests} a second, in bursts of up to ${requests * 2}; every ${kib} KiB of an answer or an uploaded file counts as one more request.`,
     },
     responseBytesPerRequest: kib * 1024,
     personalData: {

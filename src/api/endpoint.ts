@@ -111,7 +111,7 @@ export interface EndpointDocs {
   description?: string;
   success: Partial<Record<SuccessStatus, string>>;
   /** The object of every success answer, or a description of what has none (a PDF, the document itself). */
-  returns: ResponseObject | { description: string; mediaType: string };
+  returns: ResponseObject | { description: string; mediaType: string | readonly string[] };
   /**
    * Error types beyond those every operation of its kind can answer (openapi.ts) and those its input's
    * `errorTypes` name.

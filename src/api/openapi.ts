@@ -330,7 +330,9 @@ function successResponses(
   const content =
     typeof returns === 'string'
       ? { 'application/json': { schema: components.objects[returns] } }
-      : { [returns.mediaType]: { schema: { description: returns.description } } };
+      : Object.fromEntries(
+          [returns.mediaType].flat().map((type) => [type, { schema: { description: returns.description } }]),
+        );
   const headers = {
     'Request-Id': components.headers.requestId,
     ...(keyed && { 'Service-Version': components.headers.version }),

@@ -262,10 +262,15 @@ describe('the document', () => {
       const responses: Record<string, Json> = document.paths[documented]?.[method]?.responses ?? {};
       for (const status of Object.keys(docs.success)) {
         const content = responses[status]?.content;
+        const { returns } = docs;
         expect(content, `${route} ${status}`).toEqual(
-          typeof docs.returns === 'string'
-            ? { 'application/json': { schema: { $ref: `#/components/schemas/${upperFirst(docs.returns)}` } } }
-            : { [docs.returns.mediaType]: { schema: { description: docs.returns.description } } },
+          typeof returns === 'string'
+            ? { 'application/json': { schema: { $ref: `#/components/schemas/${upperFirst(returns)}` } } }
+            : Object.fromEntries(
+                [returns.mediaType]
+                  .flat()
+                  .map((type) => [type, { schema: { description: returns.description } }]),
+              ),
         );
       }
       for (const answer of docs.errors) {

@@ -10,6 +10,8 @@ import { connectRedis } from '../../src/redis.js';
 import { type RedisClient, redisAt } from '../../src/redis-connection.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { requiredParams } from '../helpers/disputes.js';
+import { sampleJpeg } from '../helpers/evidence-files.js';
+import { jpegOfSize, multipart, multipartType } from '../helpers/files.js';
 import { redisUrl, testRedisPrefix } from '../helpers/services.js';
 
 let api: TestApi;
@@ -83,7 +85,7 @@ const rateLimited = (url: string, message: string, livemode = false) => ({
 });
 
 const requestLimit = (perSecond: number) =>
-  `Too many requests: at most ${perSecond} a second, in bursts of up to ${perSecond * 2}; every 32 KiB of an answer counts as one more request.`;
+  `Too many requests: at most ${perSecond} a second, in bursts of up to ${perSecond * 2}; every 32 KiB of an answer or an uploaded file counts as one more request.`;
 
 describe('rate limit per API key (docs/api.md, "Limits")', () => {
   it('allows bursts of twice the rate, then answers 429 rate_limited with Retry-After, per key', async () => {
@@ -140,6 +142,34 @@ describe('rate limit per API key (docs/api.md, "Limits")', () => {
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(2);
     // The other key, within its burst of 10, is unaffected.
     expect((await page(small.test_key)).status).toBe(200);
+  });
+
+  it('charges an upload as many requests as its file has full 32 KiB: a key uploading big files is limited sooner', async () => {
+    const rateLimits = limitsWith({ RATE_LIMIT_PER_SECOND: 5, RATE_LIMIT_RESPONSE_KIB: 32 });
+    const server = createServer(createApp({ ...api.deps, rateLimits, trustProxy: true }));
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const uploadFile = (key: string, bytes: Buffer) =>
+      fetch(`http://127.0.0.1:${port}/v1/files`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}`,
+          'content-type': multipartType,
+          'x-forwarded-proto': 'https',
+        },
+        body: multipart([{ name: 'file', filename: 'f.jpg', body: bytes }]),
+      });
+    const [big, small] = [(await api.createOrg()).test_key, (await api.createOrg()).test_key];
+    // 1 MB is 30 full 32 KiB: the first upload leaves the key 21 tokens in debt, beyond its burst of 10.
+    const megabyte = jpegOfSize(sampleJpeg(), 1_000_000);
+    expect((await uploadFile(big, megabyte)).status).toBe(201);
+    const limited = await uploadFile(big, megabyte);
+    expect(limited.status).toBe(429);
+    expect(await limited.json()).toEqual(rateLimited('/v1/files', requestLimit(5)));
+    // Small files cost one each: the other key uploads its whole burst.
+    const tiny = sampleJpeg('Tiny', 100, 60);
+    expect(await statuses(10, () => uploadFile(small, tiny))).toEqual(Array(10).fill(201));
   });
 
   it('gives personal data requests and test disputes small budgets of their own, per key', async () => {

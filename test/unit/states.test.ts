@@ -5,6 +5,7 @@ import {
   type Decision,
   type DisputeState,
   decide,
+  decidedStates,
   disputeStates,
 } from '../../src/domain/states.js';
 import type { ApiVersion } from '../../src/domain/versions.js';
@@ -226,5 +227,17 @@ describe('decide: the rows that depend on force and version', () => {
       outcome: 'refuse',
       error: 'dispute_uneditable',
     });
+  });
+});
+
+describe('decided states (docs/api.md, "Reading and deleting")', () => {
+  it('are won, lost, accepted, warning_closed and charge_refunded: only these let go of their files', () => {
+    expect([...decidedStates].sort()).toEqual([
+      'accepted',
+      'charge_refunded',
+      'lost',
+      'warning_closed',
+      'won',
+    ]);
   });
 });

@@ -26,7 +26,7 @@ export const fileContentsEndpoint = defineEndpoint({
     operationId: 'fileContents',
     summary: "A file's bytes, with their content type, as an attachment",
     success: { 200: 'The bytes.' },
-    returns: { description: 'The PDF, PNG or JPEG.', mediaType: 'application/octet-stream' },
+    returns: { description: 'The file as it was uploaded.', mediaType: Object.values(fileContentTypes) },
     errors: ['file_not_found'],
   },
   async handle({ caller, params, deps }) {
