@@ -32,7 +32,7 @@ const maxFilenameLength = 255;
  * (a right-to-left override could disguise an extension), at most 255 characters; `file.<type>` when
  * nothing is left.
  */
-export function keptFilename(sent: string | undefined, type: FileType): string {
+function keptFilename(sent: string | undefined, type: FileType): string {
   const base = (sent ?? '').toWellFormed().split(/[/\\]/).pop() ?? '';
   const clean = base.replace(/[\p{Cc}\p{Cf}]/gu, '').trim();
   const name = clean === '.' || clean === '..' ? '' : [...clean].slice(0, maxFilenameLength).join('');
