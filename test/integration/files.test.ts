@@ -128,10 +128,13 @@ describe('POST /v1/files: what is taken', () => {
     expect(unnamed.body.filename).toBe('file.jpg');
   });
 
-  it('takes the optional purpose dispute_evidence, and a query string beside the body', async () => {
+  it('takes the optional purpose dispute_evidence, and ignores other fields', async () => {
     const key = await newKey();
     const body = multipart([
       { name: 'purpose', body: 'dispute_evidence' },
+      // Unknown parameters are ignored, as everywhere; `__proto__` is one like any other.
+      { name: '__proto__', body: 'x' },
+      { name: 'note', body: 'ignored' },
       { name: 'file', filename: 'r.png', body: samplePng() },
     ]);
     const response = await postFiles(api, key, body);

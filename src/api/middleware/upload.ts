@@ -25,10 +25,7 @@ const envelopeBytes = 64 * 1024;
 export function readUpload(limits: UploadLimits) {
   const maxBody = limits.maxBytes + envelopeBytes;
   const tooLarge = () =>
-    new ApiError(
-      'request_too_large',
-      `The file is larger than ${limits.maxBytes} bytes, the most an upload takes.`,
-    );
+    new ApiError('request_too_large', `The upload is too large: a file is at most ${limits.maxBytes} bytes.`);
   const unreadable = (why: string) => new ApiError('invalid_request', `The upload cannot be read: ${why}.`);
   return (req: Request, res: Response, next: NextFunction): void => {
     if (!req.is('multipart/form-data')) {
@@ -49,7 +46,8 @@ export function readUpload(limits: UploadLimits) {
     } catch {
       throw unreadable('the multipart boundary is missing or malformed');
     }
-    const fields: Record<string, string> = {};
+    // Kept as entries: a part named `__proto__` becomes a plain parameter (Object.fromEntries), nothing more.
+    const fields: [string, string][] = [];
     let file: Upload | undefined;
     let settled = false;
     const finish = (error?: ApiError) => {
@@ -65,7 +63,7 @@ export function readUpload(limits: UploadLimits) {
       } else {
         // An upload costs its bytes, as an answer does (docs/api.md, "Limits").
         chargeBytes(res, file.bytes.length);
-        req.body = { ...fields, [limits.part]: file };
+        req.body = { ...Object.fromEntries(fields), [limits.part]: file };
         next();
       }
     };
@@ -93,7 +91,7 @@ export function readUpload(limits: UploadLimits) {
       if (name === limits.part) finish(unreadable(`the part '${name}' must be a file: give it a filename`));
       else if (info.nameTruncated || info.valueTruncated)
         finish(unreadable(`the part '${name}' is too long`));
-      else fields[name] = value;
+      else fields.push([name, value]);
     });
     parser.on('filesLimit', () => finish(unreadable(`send one file, in the part '${limits.part}'`)));
     parser.on('fieldsLimit', () => finish(unreadable('it has too many parts')));
