@@ -16,7 +16,9 @@ import { basicCredentials, type FakeReply, type FakeRequest, FakeServer, multipa
  *   otherwise); finalize makes the dispute DISPUTED, accept ACCEPTED; every status change adds a
  *   status-history event dated now;
  * - `document_uploads` (multipart, `document_upload[kind]=evidence_document`, the file in `file`), pdf/png/
- *   jpg of at most 4 MB; an attached document's evidence `url` ends with the uploaded file's name;
+ *   jpg of at most 4 MB, refused with the SDKs' DocumentUpload codes (84901-84906); an attached document's
+ *   evidence `url` ends with the uploaded file's name, and it keeps its file evidence `category`, one of
+ *   Braintree's (95706 for another; braintree_python `error_codes.py`, Dispute: Add File Evidence);
  * - transactions: `GET transactions/{id}`, `advanced_search_ids` and `advanced_search` by
  *   `credit_card_unique_identifier`, `type`, `status` and `ids`;
  * - webhooks: `notification(kind, id)` signs a `<notification>` as Braintree does (bt_signature,
@@ -36,6 +38,7 @@ export interface FakeEvidence {
   comments: string | null;
   url: string | null;
   file: Buffer | null;
+  category: string | null;
   createdAt: Date;
 }
 
@@ -118,6 +121,21 @@ const money: [string, string][] = [
   ['GBP', '0.99'],
 ];
 const maxDocumentBytes = 4 * 1024 * 1024;
+/** DisputeFileEvidenceCategory (developer.paypal.com/braintree/graphql/reference/types/dispute-file-evidence-category). */
+const fileCategories = new Set([
+  'GENERAL',
+  'LEGIT_PAYMENTS_FOR_SAME_MERCHANDISE',
+  'MERCHANT_WEBSITE_OR_APP_ACCESS',
+  'PROFILE_SETUP_OR_APP_ACCESS',
+  'PROOF_OF_3D_SECURE',
+  'PROOF_OF_AUTHORIZED_SIGNER',
+  'PROOF_OF_DELIVERY',
+  'PROOF_OF_DELIVERY_EMP_ADDRESS',
+  'PROOF_OF_POSSESSION_OR_USAGE',
+  'SIGNED_DELIVERY_FORM',
+  'SIGNED_ORDER_FORM',
+  'TICKET_PROOF',
+]);
 const day = 86_400_000;
 
 const builder = new XMLBuilder({
@@ -145,11 +163,11 @@ const xmlReply = (status: number, root: string, value: unknown): FakeReply => ({
 });
 
 /** Braintree's validation refusal: 422 and `<api-error-response>`, errors nested by object. */
-function refusal(code: string, attribute: string, message: string): FakeReply {
+function refusal(code: string, attribute: string, message: string, object = 'dispute'): FakeReply {
   return xmlReply(422, 'api-error-response', {
     errors: {
       errors: { '@_type': 'array' },
-      dispute: {
+      [object]: {
         errors: { '@_type': 'array', error: [{ code, attribute: typed(attribute, 'symbol'), message }] },
       },
     },
@@ -294,6 +312,7 @@ export async function startBraintreeFake(options: BraintreeFakeOptions = {}): Pr
       'created-at': datetime(evidence.createdAt),
       'sent-to-processor-at': nil,
       url: orNil(evidence.url),
+      category: orNil(evidence.category),
     };
   }
 
@@ -365,14 +384,19 @@ export async function startBraintreeFake(options: BraintreeFakeOptions = {}): Pr
     const comments = typeof sent.comments === 'string' ? sent.comments : null;
     const uploadId = typeof sent['document-upload-id'] === 'string' ? sent['document-upload-id'] : null;
     const upload = uploadId === null ? undefined : uploads.get(uploadId);
+    const category = typeof sent.category === 'string' ? sent.category : null;
     if (comments === null && upload === undefined) {
       return refusal('95703', 'document_upload_id', 'Evidence needs comments or an evidence document');
+    }
+    if (upload && category !== null && !fileCategories.has(category)) {
+      return refusal('95706', 'category', 'The category you supplied on the evidence record is not valid');
     }
     const evidence: FakeEvidence = {
       id: next('ev'),
       comments,
       url: upload ? `https://braintree-fake.example/evidence/${uploadId}/${upload.name}` : null,
       file: upload?.data ?? null,
+      category,
       createdAt: now(),
     };
     dispute.evidence.push(evidence);
@@ -383,11 +407,14 @@ export async function startBraintreeFake(options: BraintreeFakeOptions = {}): Pr
     const parts = multipartParts(request);
     const kind = parts.find((part) => part.name === 'document_upload[kind]')?.data.toString('utf8');
     const file = parts.find((part) => part.name === 'file');
-    // Braintree's document-upload error codes are not in the material found: the fake answers messages only.
-    if (kind !== 'evidence_document') return plainRefusal('Kind is invalid');
-    if (!file?.filename) return plainRefusal('File is required');
-    if (!/\.(pdf|png|jpe?g)$/i.test(file.filename)) return plainRefusal('File type is invalid');
-    if (file.data.length > maxDocumentBytes) return plainRefusal('File size is limited to 4 MB');
+    const refuse = (code: string, attribute: string, message: string) =>
+      refusal(code, attribute, message, 'document-upload');
+    if (kind !== 'evidence_document') return refuse('84901', 'kind', 'Kind is invalid');
+    if (!file?.filename || file.data.length === 0) return refuse('84906', 'file', 'File is empty');
+    if (!/\.(pdf|png|jpe?g)$/i.test(file.filename)) return refuse('84903', 'file', 'File type is invalid');
+    if (file.data.length > maxDocumentBytes) {
+      return refuse('84902', 'file', 'File size is limited to 4 MB');
+    }
     const id = next('doc');
     uploads.set(id, { name: file.filename, data: Buffer.from(file.data) });
     return xmlReply(201, 'document-upload', {
@@ -527,6 +554,17 @@ export async function startBraintreeFake(options: BraintreeFakeOptions = {}): Pr
       move(dispute, status);
     },
     submissionCount: (id) => disputes.get(id)?.finalized ?? 0,
+    // File evidence in a category: the response document is attached without one.
+    slotted: (id) =>
+      (disputes.get(id)?.evidence ?? []).flatMap((evidence) =>
+        evidence.file && evidence.category ? [{ slot: evidence.category, bytes: evidence.file }] : [],
+      ),
+    // What the disputes hold: an upload never attached belongs to no dispute, and Braintree lists none.
+    uploadCount: () =>
+      [...disputes.values()].reduce(
+        (count, dispute) => count + dispute.evidence.filter((evidence) => evidence.category).length,
+        0,
+      ),
     submitted: (id) => disputes.get(id)?.submitted,
     accepted: (id) => accepted.has(id),
     notification(kind, id) {

@@ -9,7 +9,6 @@ import {
   readCredentials,
 } from '../connection.js';
 import { utcDay } from '../dates.js';
-import { documentOnly } from '../evidence-limits.js';
 import type {
   AcceptDisputeRequest,
   Capabilities,
@@ -30,7 +29,7 @@ import { ProcessorError } from '../types.js';
 import { BraintreeClient } from './client.js';
 import { submitEvidence } from './evidence.js';
 import { advance, pageOf, readCursor, searchOf, writeCursor } from './listing.js';
-import { toNormalizedDispute } from './mapping.js';
+import { evidenceLimits, toNormalizedDispute } from './mapping.js';
 import { readWebhook } from './notifications.js';
 import { findPastPayments } from './past-payments.js';
 
@@ -68,7 +67,7 @@ const perSecond = 10;
 
 export class BraintreeAdapter implements ProcessorAdapter {
   readonly name = 'braintree';
-  readonly evidenceLimits: EvidenceLimits = documentOnly;
+  readonly evidenceLimits: EvidenceLimits = evidenceLimits;
   readonly capabilities: Capabilities = {
     list: true,
     get: true,

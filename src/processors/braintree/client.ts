@@ -91,25 +91,36 @@ export class BraintreeClient {
    * `POST document_uploads` (multipart): `document_upload[kind]=evidence_document` and the file in the
    * part `file`, as braintree_python's DocumentUploadGateway sends it. Answers the upload's id.
    */
-  async uploadDocument(filename: string, pdf: Buffer): Promise<string> {
+  async uploadDocument(document: { filename: string; bytes: Buffer; contentType: string }): Promise<string> {
     const answer = await this.#write({
       method: 'POST',
       path: 'document_uploads',
       multipart: [
         { name: 'document_upload[kind]', value: 'evidence_document' },
-        { name: 'file', value: pdf, filename, contentType: 'application/pdf' },
+        {
+          name: 'file',
+          value: document.bytes,
+          filename: document.filename,
+          contentType: document.contentType,
+        },
       ],
     });
     return this.#read(answer, 'document-upload', documentUpload).id;
   }
 
-  /** `POST disputes/{id}/evidence` with `document-upload-id`: attaches an uploaded file. */
-  async attachDocument(disputeId: string, documentUploadId: string): Promise<string> {
+  /**
+   * `POST disputes/{id}/evidence` with `document-upload-id`: attaches an uploaded file, in one of
+   * Braintree's file evidence categories where given (Dispute: Add File Evidence).
+   */
+  async attachDocument(disputeId: string, documentUploadId: string, category?: string): Promise<string> {
     const answer = await this.#write({
       method: 'POST',
       path: `disputes/${segment(disputeId)}/evidence`,
       headers: xmlHeaders,
-      body: writeXml('evidence', { 'document-upload-id': documentUploadId }),
+      body: writeXml('evidence', {
+        'document-upload-id': documentUploadId,
+        ...(category === undefined ? {} : { category }),
+      }),
     });
     return this.#read(answer, 'evidence', evidenceCreated).id;
   }

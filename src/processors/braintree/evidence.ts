@@ -1,26 +1,31 @@
-import type { SubmitEvidenceRequest, SubmitEvidenceResult } from '../types.js';
+import { fileContentTypes } from '../../domain/evidence-files.js';
+import { refuseOverLimits, slottedFiles } from '../slotted-files.js';
+import type { AttachedFile, SubmitEvidenceRequest, SubmitEvidenceResult } from '../types.js';
 import { ProcessorError } from '../types.js';
 import type { BraintreeClient } from './client.js';
-import type { BraintreeEvidence, BraintreeStatus } from './mapping.js';
+import { type BraintreeEvidence, type BraintreeStatus, evidenceLimits } from './mapping.js';
 
 /**
- * A submission to Braintree takes four calls: text evidence, a document upload, attaching it, and the
- * finalize that sends it all to the bank (https://developer.paypal.com/braintree/docs/reference/request/
- * dispute/finalize/). Braintree takes no idempotency key, and takes evidence and finalize only while the
- * dispute is OPEN. So every attempt reads the dispute first and does only what is missing:
- * - our evidence is tagged with the submission's key: the text starts with `[rebuttal <key>]`, and the
- *   document is uploaded as `rebuttal-<key>.pdf`, a name Braintree keeps in the evidence's `url`;
+ * A submission to Braintree takes text evidence, a document upload and its attachment for the response
+ * PDF and for each evidence file Braintree takes (in its category: `evidenceLimits` in mapping.ts), and
+ * the finalize that sends it all to the bank (https://developer.paypal.com/braintree/docs/reference/
+ * request/dispute/finalize/). Braintree takes no idempotency key, and takes evidence and finalize only
+ * while the dispute is OPEN. So every attempt reads the dispute first and does only what is missing:
+ * - our evidence is tagged with the submission's key: the text starts with `[rebuttal <key>]`, the
+ *   document is uploaded as `rebuttal-<key>.pdf` and each evidence file as `rebuttal-<key>-<file id>.<type>`,
+ *   names Braintree keeps in the evidence's `url`;
  * - evidence tagged by an earlier attempt with another key is removed, so one package goes to the bank;
  *   evidence the merchant added in the Control Panel is left alone;
  * - a dispute no longer OPEN that holds our text and document was finalized by an earlier attempt whose
  *   answer was lost: success. Any other dispute that is not OPEN is refused without asking Braintree.
  * A lost answer to a change ends the attempt with a transient error (a lost read is sent again by the
- * HTTP layer); the next attempt picks up from what Braintree holds, so nothing is added or finalized
- * twice.
+ * HTTP layer); the next attempt picks up from what Braintree holds, so nothing is attached or finalized
+ * twice. Braintree cannot list document uploads: an upload whose answer was lost is never attached, and
+ * the next attempt uploads the file again.
+ * The files' limits are checked before the first call: a file over them fails the submission, unsent.
  */
 
-/** Braintree's limit on an evidence document (Document Upload: Create). */
-export const maxDocumentBytes = 4 * 1024 * 1024;
+const braintree = { name: 'braintree', title: 'Braintree' };
 
 /** Statuses a dispute reaches only through a finalize (or after one): our evidence went to the bank. */
 const finalizedStatuses: ReadonlySet<BraintreeStatus> = new Set(['disputed', 'under_review', 'won', 'lost']);
@@ -29,18 +34,29 @@ export function evidenceMarker(key: string): string {
   return `[rebuttal ${key}]`;
 }
 
+const namePrefix = (key: string) => `rebuttal-${key.replace(/[^A-Za-z0-9_-]/g, '-')}`;
+
 export function documentName(key: string): string {
-  return `rebuttal-${key.replace(/[^A-Za-z0-9_-]/g, '-')}.pdf`;
+  return `${namePrefix(key)}.pdf`;
+}
+
+/** An evidence file's upload name: the same for every attempt of one submission. */
+export function fileName(key: string, file: Pick<AttachedFile, 'id' | 'type'>): string {
+  return `${namePrefix(key)}-${file.id}.${file.type}`;
 }
 
 /** Whose a piece of evidence is: this attempt's, another attempt's, or the merchant's own. */
 export function ownerOf(evidence: BraintreeEvidence, key: string): 'ours' | 'earlier attempt' | 'merchant' {
   const comments = evidence.comments ?? '';
   const url = evidence.url ?? '';
-  if (comments.startsWith(evidenceMarker(key)) || url.includes(documentName(key))) return 'ours';
+  const named = (suffix: string) => url.includes(`${namePrefix(key)}${suffix}`);
+  if (comments.startsWith(evidenceMarker(key)) || named('.pdf') || named('-file_')) return 'ours';
   // Only this service's own submission ids (`sub_` and 20 characters): evidence the merchant named alike
   // in the Control Panel (`rebuttal-letter.pdf`, `[rebuttal draft]`) is the merchant's, and stays.
-  if (/^\[rebuttal sub_[0-9a-z]{20}\]/.test(comments) || /rebuttal-sub_[0-9a-z]{20}\.pdf/.test(url)) {
+  if (
+    /^\[rebuttal sub_[0-9a-z]{20}\]/.test(comments) ||
+    /rebuttal-sub_[0-9a-z]{20}(?:\.pdf|-file_)/.test(url)
+  ) {
     return 'earlier attempt';
   }
   return 'merchant';
@@ -63,10 +79,13 @@ export async function submitEvidence(
 ): Promise<SubmitEvidenceResult> {
   const { dispute: reference, idempotencyKey: key } = request;
   const { pdf } = request.response.document;
-  if (pdf.length > maxDocumentBytes) {
-    const message = `The response document is ${pdf.length} bytes; Braintree takes at most 4 MB.`;
+  const { maxFileBytes } = evidenceLimits;
+  if (maxFileBytes !== null && pdf.length > maxFileBytes) {
+    const message = `The response document is ${pdf.length} bytes; Braintree takes at most ${maxFileBytes} a file.`;
     throw new ProcessorError('braintree', message, { retryable: false });
   }
+  const slotted = slottedFiles(evidenceLimits, request.files);
+  refuseOverLimits(braintree, evidenceLimits, slotted, pdf.length);
   const dispute = await client.findDispute(reference.id);
   if (!dispute) {
     throw new ProcessorError('braintree', `Braintree knows no dispute ${reference.id}.`, {
@@ -77,9 +96,10 @@ export async function submitEvidence(
   const evidence = dispute.evidence ?? [];
   const ours = evidence.filter((item) => ownerOf(item, key) === 'ours');
   const text = ours.find((item) => item.comments);
-  const file = ours.find((item) => item.url);
+  const held = (name: string) => ours.some((item) => item.url?.includes(name));
   if (dispute.status !== 'open') {
-    if (text && file && finalizedStatuses.has(dispute.status)) return { reference: text.id };
+    if (text && held(documentName(key)) && finalizedStatuses.has(dispute.status))
+      return { reference: text.id };
     throw new ProcessorError(
       'braintree',
       `Braintree takes evidence only for open disputes; dispute ${dispute.id} is ${dispute.status}.`,
@@ -90,8 +110,22 @@ export async function submitEvidence(
     await client.removeEvidence(dispute.id, stale.id);
   }
   const textId = text?.id ?? (await client.addTextEvidence(dispute.id, evidenceText(request)));
-  if (!file) {
-    const upload = await client.uploadDocument(documentName(key), pdf);
+  for (const { file, slot } of slotted) {
+    const filename = fileName(key, file);
+    if (held(filename)) continue;
+    const upload = await client.uploadDocument({
+      filename,
+      bytes: file.bytes,
+      contentType: fileContentTypes[file.type],
+    });
+    await client.attachDocument(dispute.id, upload, slot);
+  }
+  if (!held(documentName(key))) {
+    const upload = await client.uploadDocument({
+      filename: documentName(key),
+      bytes: pdf,
+      contentType: fileContentTypes.pdf,
+    });
     await client.attachDocument(dispute.id, upload);
   }
   await client.finalize(dispute.id);

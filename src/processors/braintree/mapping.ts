@@ -4,7 +4,7 @@ import { closedStates, type DisputeState } from '../../domain/states.js';
 import type { kinds, Reason } from '../../domain/vocabulary.js';
 import { momentOf, startOfDay } from '../dates.js';
 import { normalizedDispute } from '../normalized.js';
-import type { NormalizedDispute } from '../types.js';
+import type { EvidenceLimits, NormalizedDispute } from '../types.js';
 import type { XmlValue } from './xml.js';
 
 /**
@@ -178,3 +178,31 @@ function closedAt(dispute: BraintreeDispute): Date | null {
     .sort((a, b) => b.getTime() - a.getTime());
   return reached[0] ?? momentOf(dispute['updated-at']) ?? startOfDay(dispute['date-won']);
 }
+
+/**
+ * What Braintree takes as file evidence (docs/architecture.md, "Braintree"): any file, uploaded as a
+ * document (png, jpg or pdf of at most 4 MB: Document Upload: Create) and attached with one of
+ * Braintree's file evidence categories (Dispute: Add File Evidence, "Valid file evidence categories").
+ * A category is named where one of Braintree's says the same thing; the rest are GENERAL, which
+ * Braintree takes for any reason. Braintree documents no limit on a submission's total, nor the page
+ * limit behind its "file is too long" refusal (error 84905), nor the length of text evidence.
+ */
+export const evidenceLimits: EvidenceLimits = {
+  slots: {
+    receipt: 'GENERAL',
+    shipping_documentation: 'PROOF_OF_DELIVERY',
+    customer_communication: 'GENERAL',
+    customer_signature: 'GENERAL',
+    refund_policy: 'GENERAL',
+    cancellation_policy: 'GENERAL',
+    service_documentation: 'GENERAL',
+    duplicate_charge_documentation: 'GENERAL',
+    access_activity_log: 'MERCHANT_WEBSITE_OR_APP_ACCESS',
+    uncategorized: 'GENERAL',
+  },
+  types: ['pdf', 'png', 'jpg'],
+  maxFileBytes: 4 * 1024 * 1024,
+  maxTotalBytes: null,
+  maxPages: null,
+  textLimits: {},
+};

@@ -11,6 +11,7 @@ import {
 } from '../../../src/processors/types.js';
 import { type BraintreeFake, startBraintreeFake } from '../../fakes/braintree.js';
 import { adapterContract, contractAccount, contractSubmission } from '../../helpers/adapter-contract.js';
+import { attached, contractFiles } from '../../helpers/evidence-files.js';
 import { braintreeCredentials, processorSpecs } from '../../helpers/processor-specs.js';
 
 const credentials = braintreeCredentials;
@@ -381,7 +382,7 @@ describe('braintree submission', () => {
   it('removes evidence an earlier attempt left, keeps the merchant’s own, and sends one package', async () => {
     const id = fake.addDispute();
     const held = fake.disputes.get(id);
-    const earlier = { url: null, file: null, createdAt: time.now() };
+    const earlier = { url: null, file: null, category: null, createdAt: time.now() };
     held?.evidence.push(
       { ...earlier, id: 'ev_old_text', comments: '[rebuttal sub_old00000000000000001]\nold text' },
       { ...earlier, id: 'ev_merchant', comments: 'Added by the merchant in the Control Panel' },
@@ -399,11 +400,18 @@ describe('braintree submission', () => {
         comments: null,
         url: 'https://braintree-fake.example/evidence/doc1/rebuttal-sub_old00000000000000001.pdf',
       },
+      {
+        ...earlier,
+        id: 'ev_old_receipt',
+        comments: null,
+        category: 'GENERAL',
+        url: 'https://braintree-fake.example/evidence/doc2/rebuttal-sub_old00000000000000001-file_contractreceipt00001.png',
+      },
     );
     await adapter.submitEvidence(await submission(id, 'sub_new00000000000000001'));
     expect(
       fake.calls.filter((call) => call.method === 'DELETE').map((call) => call.path.split('/').at(-1)),
-    ).toEqual(['ev_old_text', 'ev_old_file']);
+    ).toEqual(['ev_old_text', 'ev_old_file', 'ev_old_receipt']);
     expect(
       held?.evidence.map((evidence) => evidence.comments?.split('\n')[0] ?? evidence.url?.split('/').at(-1)),
     ).toEqual([
@@ -413,6 +421,57 @@ describe('braintree submission', () => {
       '[rebuttal sub_new00000000000000001]',
       'rebuttal-sub_new00000000000000001.pdf',
     ]);
+  });
+
+  it('uploads each evidence file under a name from the key and the file, and attaches it in its category', async () => {
+    const id = fake.addDispute();
+    const files = await contractFiles();
+    const request = { ...(await submission(id, 'sub_files0001')), files };
+    fake.calls.length = 0;
+    await adapter.submitEvidence(request);
+    const uploads = fake.calls.filter((call) => call.path.endsWith('/document_uploads'));
+    expect(uploads.map((call) => call.parts.find((part) => part.name === 'file')?.filename)).toEqual([
+      'rebuttal-sub_files0001-file_contractreceipt00001.png',
+      'rebuttal-sub_files0001-file_contractshipping0001.jpg',
+      'rebuttal-sub_files0001-file_contractmessages0001.pdf',
+      'rebuttal-sub_files0001-file_contractaccesslog001.png',
+      'rebuttal-sub_files0001.pdf',
+    ]);
+    expect(uploads.map((call) => call.parts.find((part) => part.name === 'file')?.contentType)).toEqual([
+      'image/png',
+      'image/jpeg',
+      'application/pdf',
+      'image/png',
+      'application/pdf',
+    ]);
+    const held = fake.disputes.get(id)?.evidence ?? [];
+    expect(
+      held.map((evidence) => [evidence.category, evidence.file?.equals(files[0]?.bytes ?? Buffer.alloc(0))]),
+    ).toEqual([
+      [null, undefined],
+      ['GENERAL', true],
+      ['PROOF_OF_DELIVERY', false],
+      ['GENERAL', false],
+      ['MERCHANT_WEBSITE_OR_APP_ACCESS', false],
+      [null, false],
+    ]);
+    expect(fake.calls.at(-1)?.path).toMatch(/\/finalize$/);
+  });
+
+  it('refuses an evidence file over Braintree’s 4 MB, naming it, before calling', async () => {
+    const id = fake.addDispute();
+    const big = attached('file_bigreceipt000000001', Buffer.alloc(4 * 1024 * 1024 + 1), 'jpg', 'receipt');
+    const request = { ...(await submission(id, 'sub_large0002')), files: [big] };
+    fake.calls.length = 0;
+    const error = await adapter.submitEvidence(request).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ProcessorError);
+    expect(error).toMatchObject({
+      retryable: false,
+      message:
+        'Evidence file file_bigreceipt000000001 (file_bigreceipt000000001.jpg) is 4194305 bytes; ' +
+        'Braintree takes at most 4194304 a file.',
+    });
+    expect(fake.calls).toEqual([]);
   });
 
   it('refuses a document over Braintree’s 4 MB before calling', async () => {
