@@ -15,8 +15,11 @@ import { basicCredentials, type FakeReply, type FakeRequest, FakeServer } from '
  *   reported in words ("Merchant Represent");
  * - the document API under `/services/chargebacks/`: `upload/{caseId}/{documentId}` takes the raw file and
  *   answers 200 with a responseCode (000 success; 004 not in the Merchant queue; 005 document already
- *   exists, or file over the size limit; 008 too many documents; 010 not in a valid cycle), and
+ *   exists, or file over the size limit; 008 too many documents; 010 not in a valid cycle; 012 for a
+ *   case whose documents would pass 10 MB, a limit the iQ guide gives without its code), and
  *   `list/{caseId}` names the case's documents.
+ * The response document of a represent is the one its note's first line names (as this service writes
+ * it, src/processors/vantiv/evidence.ts); every other document of the case is an evidence file.
  * Cases arrive with an "Assign To Merchant" activity on their day; a batch spreads over the last few days.
  */
 
@@ -70,6 +73,9 @@ export interface VantivFakeOptions {
   /** Documents per case. Default 50. */
   maxDocuments?: number;
 }
+
+/** The most a case's documents weigh together (iQ guide). */
+const maxCaseBytes = 10 * 1024 * 1024;
 
 const activityNames: Record<string, string> = {
   ASSIGN_TO_USER: 'Assign To User',
@@ -261,6 +267,24 @@ export class VantivFake implements ContractFake {
     return this.#accepted.has(id);
   }
 
+  /** The case's documents but its represent's response document: the evidence files, each a document. */
+  slotted(id: string): { slot: string; bytes: Buffer }[] {
+    const response = this.#responseDocument(id);
+    return [...(this.documents.get(id) ?? new Map<string, Buffer>())]
+      .filter(([documentId]) => documentId !== response)
+      .map(([, bytes]) => ({ slot: 'document', bytes }));
+  }
+
+  /** Evidence files the cases hold (an id a case holds is refused again with 005, so never twice). */
+  uploadCount(): number {
+    return [...this.documents.keys()].reduce((count, caseId) => count + this.slotted(caseId).length, 0);
+  }
+
+  #responseDocument(caseId: string): string | undefined {
+    const note = this.updates.find((update) => update.caseId === caseId && update.note)?.note ?? '';
+    return /^Rebuttal response document: (\S+)/.exec(note)?.[1];
+  }
+
   close(): Promise<void> {
     return this.server.close();
   }
@@ -412,6 +436,10 @@ export class VantivFake implements ContractFake {
     }
     if (documents.size >= this.#maxDocuments) {
       return this.#documentReply(caseId, '008', 'Max Document Limit Per Case Reached');
+    }
+    const held = [...documents.values()].reduce((sum, document) => sum + document.length, 0);
+    if (held + request.body.length > maxCaseBytes) {
+      return this.#documentReply(caseId, '012', 'Documents exceed the case limit of 10MB');
     }
     documents.set(documentId, request.body);
     this.documents.set(caseId, documents);

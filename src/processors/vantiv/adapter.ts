@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { type AdapterContext, credentialProblem, openHttp, readCredentials } from '../connection.js';
 import { shiftDay, utcDay } from '../dates.js';
-import { documentOnly } from '../evidence-limits.js';
-import type { HttpAnswer, ProcessorHttp } from '../http.js';
+import type { ProcessorHttp } from '../http.js';
+import { refuseOverLimits, slottedFiles } from '../slotted-files.js';
 import {
   type AcceptDisputeRequest,
   type Capabilities,
@@ -17,12 +17,13 @@ import {
   type SubmitEvidenceRequest,
   type SubmitEvidenceResult,
 } from '../types.js';
-import { documentIdFor, noteFor } from './evidence.js';
+import { uploadDocuments } from './documents.js';
+import { documentIdFor, fileDocumentId, noteFor } from './evidence.js';
 import {
   activityKey,
   answeredWith,
   type ChargebackCase,
-  documentCodes,
+  evidenceLimits,
   kindOf,
   latestActivity,
   merchantAnswers,
@@ -30,14 +31,7 @@ import {
   queueMeaning,
   stateOf,
 } from './mapping.js';
-import {
-  documentResponse,
-  mediaType,
-  readXml,
-  retrievalResponse,
-  updateRequestXml,
-  updateResponse,
-} from './xml.js';
+import { mediaType, readXml, retrievalResponse, updateRequestXml, updateResponse } from './xml.js';
 
 /**
  * Vantiv (Worldpay eComm) through its Chargeback API v2 (docs/architecture.md, "Vantiv"): XML over HTTPS, HTTP
@@ -57,7 +51,8 @@ import {
  * behind UTC, so the last two days are read on every poll. Each listing returns cases whole, as they are
  * now, so reading one again is harmless.
  *
- * Submission: the response PDF is uploaded under a name derived from the idempotency key, then the case
+ * Submission: each evidence file (each a document of the case: `evidenceLimits` in mapping.ts) and the
+ * response PDF are uploaded under names derived from the idempotency key (documents.ts), then the case
  * is represented (`MERCHANT_REPRESENT`; `MERCHANT_RESPOND` for a retrieval request) with a note that
  * names that document. Vantiv takes no idempotency key and represents a case only once (the case then
  * leaves the Merchant queue), so each submission reads the case first: a represent whose note names our
@@ -100,7 +95,7 @@ type Cursor = z.infer<typeof cursorSchema>;
 
 export class VantivAdapter implements ProcessorAdapter {
   readonly name = processor;
-  readonly evidenceLimits: EvidenceLimits = documentOnly;
+  readonly evidenceLimits: EvidenceLimits = evidenceLimits;
   readonly capabilities: Capabilities = {
     list: true,
     get: true,
@@ -172,18 +167,26 @@ export class VantivAdapter implements ProcessorAdapter {
     connection,
     dispute,
     response,
+    files,
     idempotencyKey,
   }: SubmitEvidenceRequest): Promise<SubmitEvidenceResult> {
+    const { pdf } = response.document;
+    const slotted = slottedFiles(evidenceLimits, files);
+    refuseOverLimits({ name: processor, title: 'Vantiv' }, evidenceLimits, slotted, pdf.length);
     const { http, merchantId } = this.#open(connection);
     const documentId = documentIdFor(idempotencyKey);
     const chargebackCase = await caseToAnswer(http, dispute.id, merchantId);
     if (answeredWith(chargebackCase, documentId)) return { reference: documentId };
     refuseUnanswerable(chargebackCase);
-    await upload(http, chargebackCase.caseId, documentId, response.document.pdf);
+    await uploadDocuments(http, chargebackCase, { idempotencyKey, pdf, slotted });
     const retrieval = kindOf(chargebackCase.cycle) === 'retrieval';
     await update(http, chargebackCase.caseId, {
       activityType: retrieval ? 'MERCHANT_RESPOND' : 'MERCHANT_REPRESENT',
-      note: noteFor(documentId, response.evidence),
+      note: noteFor(
+        documentId,
+        response.evidence,
+        slotted.map(({ file }) => ({ documentId: fileDocumentId(idempotencyKey, file), file })),
+      ),
     });
     return { reference: documentId };
   }
@@ -260,46 +263,6 @@ function refuseUnanswerable(chargebackCase: ChargebackCase): void {
     `Case ${chargebackCase.caseId} can no longer be answered: it is in the ${chargebackCase.currentQueue ?? 'unknown'} queue (${state}).`,
     { retryable: false },
   );
-}
-
-/** POSTs the PDF as the raw body (not multipart), as the document API takes files. */
-async function upload(http: ProcessorHttp, caseId: string, documentId: string, pdf: Buffer): Promise<void> {
-  const answer = await http.send({
-    method: 'POST',
-    path: `services/chargebacks/upload/${caseId}/${documentId}`,
-    headers: { 'content-type': 'application/pdf' },
-    body: pdf,
-  });
-  const result = readXml(http, answer, documentResponse).chargebackDocumentUploadResponse;
-  if (result.responseCode === '000') return;
-  // Our document, uploaded by an attempt whose answer was lost; or a refusal sharing the code.
-  if (result.responseCode === '005' && (await documentsOf(http, caseId)).includes(documentId)) return;
-  throw documentRefusal(http, answer, result);
-}
-
-async function documentsOf(http: ProcessorHttp, caseId: string): Promise<string[]> {
-  const answer = await http.send({
-    method: 'GET',
-    path: `services/chargebacks/list/${caseId}`,
-    idempotent: true,
-  });
-  const result = readXml(http, answer, documentResponse).chargebackDocumentUploadResponse;
-  if (result.responseCode !== '000') throw documentRefusal(http, answer, result);
-  return result.documentId;
-}
-
-function documentRefusal(
-  http: ProcessorHttp,
-  answer: HttpAnswer,
-  result: { responseCode: string; responseMessage: string },
-): ProcessorError {
-  const known = documentCodes[result.responseCode as keyof typeof documentCodes];
-  const message = result.responseMessage || known || 'unknown response code';
-  return new ProcessorError(processor, `Vantiv refused the document (${result.responseCode}: ${message}).`, {
-    retryable: false,
-    status: answer.status,
-    excerpt: http.excerpt(answer.body),
-  });
 }
 
 async function update(

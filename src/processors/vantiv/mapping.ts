@@ -5,7 +5,7 @@ import { startOfDay, utcDay } from '../dates.js';
 import { folded, foldKeys } from '../folded-names.js';
 import { networkReason } from '../network-reasons.js';
 import { normalizedDispute } from '../normalized.js';
-import type { NormalizedDispute } from '../types.js';
+import type { EvidenceLimits, NormalizedDispute } from '../types.js';
 
 /**
  * Vantiv (Worldpay eComm) chargeback cases in this service's vocabulary. Vantiv has no dispute status: a
@@ -224,3 +224,37 @@ export const documentCodes = {
   '010': 'Case not in valid cycle',
   '012': 'File size over limit',
 } as const;
+
+/** Vantiv keeps a case's documents without categories: every evidence file is one of them. */
+const caseDocument = 'document';
+
+/**
+ * What the document API takes (iQ guide, "Working with support documentation"; docs/architecture.md,
+ * "Vantiv"): gif, jpg, pdf, png or tif files, each its own document of the case, at most 2 MB each (1 MB
+ * on an Amex case: `amexMaxFileBytes`) and 10 MB for the case, 50 documents (more than a submission
+ * carries). Vantiv converts documents to TIFF and documents no page limit, but for Mastercard retrieval
+ * responses (4 pages), which depends on the network and the cycle: not checked. Text goes in the
+ * represent's note, whose 4,000 characters evidence.ts keeps to; no evidence field has a limit of its own.
+ */
+export const evidenceLimits: EvidenceLimits = {
+  slots: {
+    receipt: caseDocument,
+    shipping_documentation: caseDocument,
+    customer_communication: caseDocument,
+    customer_signature: caseDocument,
+    refund_policy: caseDocument,
+    cancellation_policy: caseDocument,
+    service_documentation: caseDocument,
+    duplicate_charge_documentation: caseDocument,
+    access_activity_log: caseDocument,
+    uncategorized: caseDocument,
+  },
+  types: ['pdf', 'png', 'jpg'],
+  maxFileBytes: 2 * 1024 * 1024,
+  maxTotalBytes: 10 * 1024 * 1024,
+  maxPages: null,
+  textLimits: {},
+};
+
+/** The largest document on a case of an Amex card (iQ guide). */
+export const amexMaxFileBytes = 1024 * 1024;

@@ -9,6 +9,7 @@ import { documentIdFor, noteFor } from '../../../src/processors/vantiv/evidence.
 import { FakeServer } from '../../fakes/harness.js';
 import { addDays, errorReply, startVantivFake, type VantivFake } from '../../fakes/vantiv.js';
 import { adapterContract, contractAccount, contractSubmission } from '../../helpers/adapter-contract.js';
+import { attached, contractFiles } from '../../helpers/evidence-files.js';
 import { processorSpecs, vantivCredentials } from '../../helpers/processor-specs.js';
 
 const credentials = vantivCredentials;
@@ -392,6 +393,67 @@ describe('vantiv adapter', () => {
       } finally {
         await small.close();
       }
+    });
+
+    it('uploads each evidence file as a document of the case, then the PDF, and names them in the note', async () => {
+      const [id] = fake.addDisputes(1) as [string];
+      const files = await contractFiles();
+      await adapter.submitEvidence({ ...submission(id, 'sub_files', connectionTo(fake)), files });
+
+      expect(
+        fake.server.requests
+          .filter((call) => call.method === 'POST')
+          .map((call) => call.path.split('/').at(-1)),
+      ).toEqual([
+        'rebuttal-sub_files-file_contractreceipt00001.png',
+        'rebuttal-sub_files-file_contractshipping0001.jpg',
+        'rebuttal-sub_files-file_contractmessages0001.pdf',
+        'rebuttal-sub_files-file_contractaccesslog001.png',
+        'rebuttal-sub_files.pdf',
+      ]);
+      expect(fake.documents.get(id)?.get('rebuttal-sub_files-file_contractshipping0001.jpg')).toEqual(
+        files[1]?.bytes,
+      );
+      expect(fake.updates[0]?.note?.split('\n').slice(0, 6)).toEqual([
+        'Rebuttal response document: rebuttal-sub_files.pdf',
+        'Evidence file rebuttal-sub_files-file_contractreceipt00001.png (receipt: Receipt e-mailed on 2026-09-28)',
+        'Evidence file rebuttal-sub_files-file_contractshipping0001.jpg (shipping_documentation)',
+        'Evidence file rebuttal-sub_files-file_contractmessages0001.pdf (customer_communication)',
+        'Evidence file rebuttal-sub_files-file_contractaccesslog001.png (access_activity_log)',
+        `Order 4711 for ${id} was delivered on 2026-10-01 and signed for by the customer.`,
+      ]);
+    });
+
+    it('refuses evidence files over the 10 MB of a case, naming them, before any call', async () => {
+      const [id] = fake.addDisputes(1) as [string];
+      const files = Array.from({ length: 6 }, (_, at) =>
+        attached(`file_heavy0000000000000${at}`, Buffer.alloc(2 * 1024 * 1024), 'jpg', 'receipt'),
+      );
+      const request = { ...submission(id, 'sub_heavy', connectionTo(fake)), files };
+
+      const error = await refusal(adapter.submitEvidence(request));
+
+      expect(error).toMatchObject({ retryable: false, status: undefined });
+      expect(error.message).toBe(
+        `The evidence files (${files.map((file) => file.id).join(', ')}) and the response document weigh ` +
+          `${6 * 2 * 1024 * 1024 + request.response.document.pdf.length} bytes; Vantiv takes at most 10485760 for one dispute.`,
+      );
+      expect(fake.server.requests).toEqual([]);
+    });
+
+    it('refuses an evidence file over 1 MB on an Amex case before any upload', async () => {
+      const { caseId } = fake.addCase({ cardType: 'AMEX', reasonCode: 'F29' });
+      const big = attached('file_amexreceipt00000001', Buffer.alloc(1024 * 1024 + 1), 'png', 'receipt');
+      const request = { ...submission(caseId, 'sub_amex', connectionTo(fake)), files: [big] };
+
+      const error = await refusal(adapter.submitEvidence(request));
+
+      expect(error).toMatchObject({ retryable: false, status: undefined });
+      expect(error.message).toBe(
+        'Evidence file file_amexreceipt00000001 (file_amexreceipt00000001.png) is 1048577 bytes; ' +
+          'Vantiv takes at most 1048576 a file on an Amex case.',
+      );
+      expect(fake.server.requests.map((call) => call.method)).toEqual(['GET']);
     });
 
     it('a case that left the Merchant queue without our document is refused without asking Vantiv', async () => {
