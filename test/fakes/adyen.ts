@@ -10,6 +10,8 @@ import { type FakeReply, type FakeRequest, FakeServer, jsonReply } from './harne
  * - refusals inside a 200 as `disputeServiceResult {success: false, errorMessage}`;
  * - Idempotency-Key as Adyen keeps it: the same key and body answer the first answer again, the same key
  *   with another body is refused (422), a key over 64 characters too;
+ * - defense documents: one per document type (a second of a type replaces the first), JPG or TIFF of at
+ *   most 10 MB, PDF of at most 2 MB;
  * - the dispute lifecycle: defending moves a dispute to Pending (INFORMATION_SUPPLIED), accepting to
  *   Accepted; a dispute no longer Undefended cannot be defended or accepted again;
  * - webhooks: signed notification batches of up to 100 items describing each dispute's latest event,
@@ -88,6 +90,9 @@ const schemes: [method: string, code: string][] = [
 const currencies = ['EUR', 'USD', 'GBP', 'JPY'];
 const minorDigits: Record<string, number> = { EUR: 2, USD: 2, GBP: 2, JPY: 0, KWD: 3 };
 const allowedTypes = new Set(['image/jpg', 'image/jpeg', 'image/tiff', 'application/pdf']);
+const maxBytes = (contentType: string) => (contentType === 'application/pdf' ? 2 : 10) * 1024 * 1024;
+/** The generic types, where the response document goes under the fake's reasons; any other is a file's. */
+const genericTypes = new Set(['DefenseMaterial', 'AlternativeDefenseMaterial']);
 
 type Handler = (dispute: FakeAdyenDispute, body: Record<string, unknown>) => Record<string, unknown>;
 
@@ -115,6 +120,8 @@ export class AdyenFake implements ContractFake {
   readonly calls: { path: string; headers: FakeRequest['headers']; body: Record<string, unknown> }[] = [];
   /** Calls carried out, not replayed from an idempotency key. */
   executed = 0;
+  /** Documents of a type other than the generic ones stored by calls carried out. */
+  #fileDocuments = 0;
   /** Refusals to answer the next time each call is carried out (`success: false` with this message). */
   readonly refusals = new Map<string, string>();
   readonly #replies = new Map<string, { fingerprint: string; reply: FakeReply }>();
@@ -192,6 +199,17 @@ export class AdyenFake implements ContractFake {
 
   accepted(id: string): boolean {
     return this.#dispute(id).accepted;
+  }
+
+  /** The dispute's documents of a type other than the generic defense material: the evidence files. */
+  slotted(id: string): { slot: string; bytes: Buffer }[] {
+    return [...this.#dispute(id).documents]
+      .filter(([code]) => !genericTypes.has(code))
+      .map(([slot, bytes]) => ({ slot, bytes }));
+  }
+
+  uploadCount(): number {
+    return this.#fileDocuments;
   }
 
   /** Standard webhooks describing each dispute's latest event, signed, in batches of `batch` items. */
@@ -407,9 +425,10 @@ export class AdyenFake implements ContractFake {
           return { disputeServiceResult: result(`Invalid content type: ${document.contentType}`) };
         }
         const content = Buffer.from(document.content ?? '', 'base64');
-        if (content.length > 2 * 1024 * 1024)
+        if (content.length > maxBytes(document.contentType ?? ''))
           return { disputeServiceResult: result('Document is too large.') };
         dispute.documents.set(code, content);
+        if (!genericTypes.has(code)) this.#fileDocuments += 1;
       }
       return { disputeServiceResult: result() };
     },

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { fileContentTypes } from '../../domain/evidence-files.js';
 import { type AdapterContext, credentialProblem, openHttp, readCredentials } from '../connection.js';
-import { documentOnly } from '../evidence-limits.js';
 import type { ProcessorHttp } from '../http.js';
+import { refuseOverLimits, type SlottedFile, slottedFiles } from '../slotted-files.js';
 import {
   type AcceptDisputeRequest,
   type Capabilities,
@@ -17,7 +18,7 @@ import {
   type SubmitEvidenceRequest,
   type SubmitEvidenceResult,
 } from '../types.js';
-import { defenseFor, disputeFromEvent, pdfLimitBytes } from './mapping.js';
+import { defenseFor, disputeFromEvent, evidenceLimits, pdfLimitBytes } from './mapping.js';
 import {
   eventOf,
   isDisputeEvent,
@@ -78,7 +79,7 @@ const reasonsSchema = answerSchema.extend({
 
 export class AdyenAdapter implements ProcessorAdapter {
   readonly name = processor;
-  readonly evidenceLimits: EvidenceLimits = documentOnly;
+  readonly evidenceLimits: EvidenceLimits = evidenceLimits;
   readonly capabilities: Capabilities = {
     list: false,
     get: false,
@@ -102,11 +103,13 @@ export class AdyenAdapter implements ProcessorAdapter {
   }
 
   /**
-   * Supplies the response PDF as one defense document, then defends (docs/architecture.md, "Adyen"): Adyen takes no
-   * free text, and the PDF holds the whole response. Each step carries an Idempotency-Key derived from the
-   * submission's, so a submission sent again after a lost answer, from the first step, gets Adyen's first
-   * answer to each step back instead of a second document or a second defense. The calls are not retried
-   * inline: the submission job retries the whole sequence, which the keys make safe.
+   * Supplies the response PDF as one defense document, with each evidence file Adyen has a type for
+   * (`evidenceLimits` in mapping.ts) as a document of that type, in one call, then defends
+   * (docs/architecture.md, "Adyen"): Adyen takes no free text, and the PDF holds the whole response. Each
+   * step carries an Idempotency-Key derived from the submission's, so a submission sent again after a lost
+   * answer, from the first step, gets Adyen's first answer to each step back instead of a second document
+   * or a second defense. The calls are not retried inline: the submission job retries the whole sequence,
+   * which the keys make safe. Files over Adyen's limits are refused before the first call.
    */
   async submitEvidence(request: SubmitEvidenceRequest): Promise<SubmitEvidenceResult> {
     const { connection, dispute, response, idempotencyKey } = request;
@@ -116,6 +119,9 @@ export class AdyenAdapter implements ProcessorAdapter {
       const message = `The response PDF is over Adyen's 2 MB limit (${pdf.length} bytes).`;
       throw new ProcessorError(processor, message, { retryable: false });
     }
+    const slotted = slottedFiles(evidenceLimits, request.files);
+    refuseOverLimits({ name: processor, title: 'Adyen' }, evidenceLimits, slotted, pdf.length);
+    refuseUnsuppliable(slotted);
     const http = this.#http(connection, credentials);
     const target = { merchantAccountCode: credentials.merchant_account, disputePspReference: dispute.id };
     const { defenseReasons } = await this.#post(
@@ -125,25 +131,30 @@ export class AdyenAdapter implements ProcessorAdapter {
       stepKey(idempotencyKey, 'reasons'),
       reasonsSchema,
     );
-    const defense = defenseFor(defenseReasons);
+    const fileTypes = slotted.map(({ slot }) => slot);
+    const defense = defenseFor(defenseReasons, fileTypes);
     if (!defense) {
+      const files = fileTypes.length === 0 ? '' : ` and the evidence files' types (${fileTypes.join(', ')})`;
       throw new ProcessorError(
         processor,
-        `No defense reason Adyen offers for dispute ${dispute.id} can be met with one document ` +
+        `No defense reason Adyen offers for dispute ${dispute.id} can be met with one document${files} ` +
           `(offered: ${defenseReasons.map((reason) => reason.defenseReasonCode).join(', ') || 'none'}); ` +
           'defend it in the Customer Area.',
         { retryable: false },
       );
     }
-    const document = {
-      defenseDocumentTypeCode: defense.documentType,
-      contentType: 'application/pdf',
-      content: pdf.toString('base64'),
-    };
+    const documents = [
+      { defenseDocumentTypeCode: defense.documentType, contentType: 'application/pdf', content: pdf },
+      ...slotted.map(({ file, slot }) => ({
+        defenseDocumentTypeCode: slot,
+        contentType: fileContentTypes[file.type],
+        content: file.bytes,
+      })),
+    ].map((document) => ({ ...document, content: document.content.toString('base64') }));
     await this.#post(
       http,
       'supplyDefenseDocument',
-      { ...target, defenseDocuments: [document] },
+      { ...target, defenseDocuments: documents },
       stepKey(idempotencyKey, 'supply'),
       answerSchema,
     );
@@ -267,6 +278,30 @@ export class AdyenAdapter implements ProcessorAdapter {
       });
     }
     return read;
+  }
+}
+
+/**
+ * Refuses, before any call, what Adyen cannot take: a PDF evidence file over its 2 MB, or two files of one
+ * document type (Adyen keeps one document per type: deleteDisputeDefenseDocument names a type only).
+ */
+function refuseUnsuppliable(slotted: readonly SlottedFile[]): void {
+  const refuse = (message: string): never => {
+    throw new ProcessorError(processor, message, { retryable: false });
+  };
+  for (const { file } of slotted) {
+    if (file.type === 'pdf' && file.size > pdfLimitBytes) {
+      refuse(
+        `Evidence file ${file.id} (${file.filename}) is ${file.size} bytes; Adyen takes at most ` +
+          `${pdfLimitBytes} a PDF.`,
+      );
+    }
+  }
+  for (const { slot } of slotted) {
+    const same = slotted.filter((each) => each.slot === slot).map(({ file }) => file.id);
+    if (same.length > 1) {
+      refuse(`Evidence files ${same.join(', ')} are all ${slot}; Adyen takes one document of each type.`);
+    }
   }
 }
 

@@ -2,7 +2,7 @@ import { closedStates, type DisputeState } from '../../domain/states.js';
 import type { kinds, Reason } from '../../domain/vocabulary.js';
 import { networkReason } from '../network-reasons.js';
 import { normalizedDispute } from '../normalized.js';
-import type { NormalizedDispute } from '../types.js';
+import type { EvidenceLimits, NormalizedDispute } from '../types.js';
 
 /**
  * Adyen disputes in this service's vocabulary. Adyen has no dispute object to fetch: a dispute is known by
@@ -139,7 +139,8 @@ export function disputeFromEvent(event: DisputeEvent): NormalizedDispute {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Defending: which defense reason to defend with, and which of its document types our PDF is.
+// Defending: which defense reason to defend with, which of its document types our PDF is, and which the
+// evidence files are.
 
 /** `defenseDocumentTypes[].requirementLevel` of retrieveApplicableDefenseReasons. */
 type RequirementLevel = 'Required' | 'OneOrMore' | 'Optional' | 'AlternativeRequired';
@@ -153,6 +154,10 @@ export interface DefenseReason {
 const genericDocumentType = 'DefenseMaterial';
 
 /**
+ * The defense reason to defend with: the best met by one PDF (below) among those that also take every
+ * document type of the evidence files (`documentTypes`, whatever their requirement level) in a type of
+ * its own, since Adyen keeps one document per type. None where no reason offered does.
+ *
  * How well one PDF meets a defense reason, best first:
  * 0. the reason requires exactly the generic DefenseMaterial (Adyen's SupplyDefenseMaterial reason);
  * 1. the reason takes a generic document in place of its requirements (AlternativeRequired, where Adyen
@@ -163,11 +168,14 @@ const genericDocumentType = 'DefenseMaterial';
  */
 export function defenseFor(
   reasons: readonly DefenseReason[],
+  documentTypes: readonly string[] = [],
 ): { reason: string; documentType: string } | null {
   let best: { rank: number; reason: string; documentType: string } | null = null;
   for (const reason of reasons) {
     const option = documentFor(reason);
-    if (option && (best === null || option.rank < best.rank)) {
+    const offered = new Set(reason.defenseDocumentTypes.map((type) => type.defenseDocumentTypeCode));
+    const takesFiles = documentTypes.every((type) => offered.has(type) && type !== option?.documentType);
+    if (option && takesFiles && (best === null || option.rank < best.rank)) {
       best = { ...option, reason: reason.defenseReasonCode };
     }
   }
@@ -193,3 +201,22 @@ function documentFor(reason: DefenseReason): { rank: number; documentType: strin
 
 /** Adyen's size limit for a PDF defense document (Diners and Discover take 3 MB; 2 MB holds for all). */
 export const pdfLimitBytes = 2 * 1024 * 1024;
+
+/**
+ * What Adyen takes as defense documents (supplyDefenseDocument; docs/architecture.md, "Adyen"): each a
+ * document of a defense document type, JPG, TIFF or PDF (no PNG: a PNG stays in the response PDF), a
+ * JPG at most 10 MB and a PDF at most 2 MB (`pdfLimitBytes`, checked by the adapter). The types a
+ * dispute takes depend on its defense reason; the one a category matches in every reason that offers
+ * it is TIDorInvoice, the transaction information document or invoice, for a receipt. Other categories
+ * have no type of their own that means the same, and go in the response PDF. Adyen's 19-page limit
+ * holds for Mastercard chargebacks only, whose scheme a submission does not carry: not checked here.
+ * There is no text field: everything is a document.
+ */
+export const evidenceLimits: EvidenceLimits = {
+  slots: { receipt: 'TIDorInvoice' },
+  types: ['pdf', 'jpg'],
+  maxFileBytes: 10 * 1024 * 1024,
+  maxTotalBytes: null,
+  maxPages: null,
+  textLimits: {},
+};

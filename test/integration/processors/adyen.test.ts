@@ -15,6 +15,7 @@ import {
   contractAccount,
   contractSubmission,
 } from '../../helpers/adapter-contract.js';
+import { attached, contractFiles, sampleJpeg } from '../../helpers/evidence-files.js';
 import { processorSpecs } from '../../helpers/processor-specs.js';
 
 adapterContract(processorSpecs.adyen);
@@ -187,6 +188,65 @@ describe('adyen adapter against the fake Adyen', () => {
       const error = await failure(() => adapter.submitEvidence(request));
       expect(error).toMatchObject({ retryable: false, status: 200 });
       expect(error.message).toBe('Adyen refused defendDispute: Internal error, please try again.');
+    });
+
+    it('supplies a JPEG receipt as TIDorInvoice with the PDF in one call; a PNG and other categories stay in the PDF', async () => {
+      const { id, request } = await fresh('sub_adyen_files_0001');
+      const receipt = attached('file_adyenreceipt0000001', sampleJpeg('Receipt 4711'), 'jpg', 'receipt');
+      const files = [receipt, ...(await contractFiles())];
+      const before = fake.calls.length;
+      await adapter.submitEvidence({ ...request, files });
+      const supplied = fake.calls.slice(before).find((call) => call.path === 'supplyDefenseDocument');
+      expect(supplied?.body.defenseDocuments).toEqual([
+        {
+          defenseDocumentTypeCode: 'DefenseMaterial',
+          contentType: 'application/pdf',
+          content: request.response.document.pdf.toString('base64'),
+        },
+        {
+          defenseDocumentTypeCode: 'TIDorInvoice',
+          contentType: 'image/jpeg',
+          content: receipt.bytes.toString('base64'),
+        },
+      ]);
+      expect(fake.slotted(id)).toEqual([{ slot: 'TIDorInvoice', bytes: receipt.bytes }]);
+      expect(fake.submissionCount(id)).toBe(1);
+    });
+
+    it('refuses, before any call, a PDF receipt over 2 MB and two receipts, naming the files', async () => {
+      const { request } = await fresh('sub_adyen_files_0002');
+      const before = fake.calls.length;
+      const big = attached('file_adyenbigreceipt00001', Buffer.alloc(2 * 1024 * 1024 + 1), 'pdf', 'receipt');
+      const tooBig = await failure(() => adapter.submitEvidence({ ...request, files: [big] }));
+      expect(tooBig).toMatchObject({ retryable: false, status: undefined });
+      expect(tooBig.message).toBe(
+        'Evidence file file_adyenbigreceipt00001 (file_adyenbigreceipt00001.pdf) is 2097153 bytes; ' +
+          'Adyen takes at most 2097152 a PDF.',
+      );
+      const two = ['1', '2'].map((n) =>
+        attached(`file_adyentworeceipts0000${n}`, sampleJpeg(`Receipt ${n}`), 'jpg', 'receipt'),
+      );
+      const twice = await failure(() => adapter.submitEvidence({ ...request, files: two }));
+      expect(twice.message).toBe(
+        'Evidence files file_adyentworeceipts00001, file_adyentworeceipts00002 are all TIDorInvoice; ' +
+          'Adyen takes one document of each type.',
+      );
+      expect(fake.calls.length).toBe(before);
+    });
+
+    it('refuses, supplying nothing, a receipt no defense reason offered takes', async () => {
+      const { id, request } = await fresh('sub_adyen_files_0003', {
+        defenseReasons: [
+          { defenseReasonCode: 'SupplyDefenseMaterial', documents: [['DefenseMaterial', 'Required']] },
+        ],
+      });
+      const receipt = attached('file_adyenreceipt0000003', sampleJpeg('Receipt 3'), 'jpg', 'receipt');
+      const error = await failure(() => adapter.submitEvidence({ ...request, files: [receipt] }));
+      expect(error.message).toBe(
+        `No defense reason Adyen offers for dispute ${id} can be met with one document and the evidence ` +
+          "files' types (TIDorInvoice) (offered: SupplyDefenseMaterial); defend it in the Customer Area.",
+      );
+      expect(fake.disputes.get(id)?.documents.size).toBe(0);
     });
 
     it('refuses a PDF over 2 MB before calling Adyen', async () => {

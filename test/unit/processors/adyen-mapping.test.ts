@@ -5,6 +5,7 @@ import {
   defenseFor,
   disputeFromEvent,
   eventRules,
+  evidenceLimits,
   statusStates,
 } from '../../../src/processors/adyen/mapping.js';
 
@@ -189,5 +190,47 @@ describe('adyen defense reason choice', () => {
   it('finds none when every reason needs several documents, or none is offered', () => {
     expect(defenseFor([twoDocuments])).toBeNull();
     expect(defenseFor([])).toBeNull();
+  });
+
+  it('takes, for evidence files, only a reason offering their types besides the PDF’s own', () => {
+    const withInvoice = reason('GoodsWereAsDescribed', ['TIDorInvoice', 'Optional'], ['Letter', 'Required']);
+    const invoiceOnly = reason('Invoiced', ['TIDorInvoice', 'Required']);
+    const materialOnly = reason('SupplyDefenseMaterial', ['DefenseMaterial', 'Required']);
+    expect(defenseFor([materialOnly, withInvoice], ['TIDorInvoice'])).toEqual({
+      reason: 'GoodsWereAsDescribed',
+      documentType: 'Letter',
+    });
+    expect(defenseFor([materialOnly, withInvoice, supplyDefenseMaterial], ['TIDorInvoice'])).toEqual({
+      reason: 'SupplyDefenseMaterial',
+      documentType: 'DefenseMaterial',
+    });
+    expect(defenseFor([invoiceOnly, materialOnly], ['TIDorInvoice'])).toBeNull();
+  });
+});
+
+describe('adyen evidence file slots', () => {
+  it.each([
+    ['receipt', 'TIDorInvoice'],
+    ['shipping_documentation', undefined],
+    ['customer_communication', undefined],
+    ['customer_signature', undefined],
+    ['refund_policy', undefined],
+    ['cancellation_policy', undefined],
+    ['service_documentation', undefined],
+    ['duplicate_charge_documentation', undefined],
+    ['access_activity_log', undefined],
+    ['uncategorized', undefined],
+  ] as const)('%s → %s', (category, slot) => {
+    expect(evidenceLimits.slots[category]).toBe(slot);
+  });
+
+  it('takes JPG and PDF (no PNG), with no text field', () => {
+    expect(evidenceLimits).toMatchObject({
+      types: ['pdf', 'jpg'],
+      maxFileBytes: 10 * 1024 * 1024,
+      maxTotalBytes: null,
+      maxPages: null,
+      textLimits: {},
+    });
   });
 });

@@ -3,6 +3,7 @@ import { decimalToMinorUnits } from '../../../src/domain/money.js';
 import { serviceLocalStates } from '../../../src/domain/states.js';
 import {
   braintreeStatuses,
+  evidenceLimits,
   kindTable,
   readDispute,
   reasonOf,
@@ -224,5 +225,32 @@ describe('braintree dispute objects', () => {
     expect(() => readDispute({ ...dispute, ...change })).toThrow(
       expect.objectContaining({ issues: [expect.objectContaining({ path: [field] })] }),
     );
+  });
+});
+
+describe('braintree evidence file slots', () => {
+  it.each([
+    ['receipt', 'GENERAL'],
+    ['shipping_documentation', 'PROOF_OF_DELIVERY'],
+    ['customer_communication', 'GENERAL'],
+    ['customer_signature', 'GENERAL'],
+    ['refund_policy', 'GENERAL'],
+    ['cancellation_policy', 'GENERAL'],
+    ['service_documentation', 'GENERAL'],
+    ['duplicate_charge_documentation', 'GENERAL'],
+    ['access_activity_log', 'MERCHANT_WEBSITE_OR_APP_ACCESS'],
+    ['uncategorized', 'GENERAL'],
+  ] as const)('%s → %s', (category, slot) => {
+    expect(evidenceLimits.slots[category]).toBe(slot);
+  });
+
+  it('takes png, jpg and pdf of at most 4 MB, with no documented total, page or text limit', () => {
+    expect(evidenceLimits).toMatchObject({
+      types: ['pdf', 'png', 'jpg'],
+      maxFileBytes: 4 * 1024 * 1024,
+      maxTotalBytes: null,
+      maxPages: null,
+      textLimits: {},
+    });
   });
 });

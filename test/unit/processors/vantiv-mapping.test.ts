@@ -7,6 +7,7 @@ import {
   type ChargebackCase,
   caseSchema,
   cycleKinds,
+  evidenceLimits,
   kindOf,
   latestActivity,
   merchantAnswers,
@@ -271,5 +272,22 @@ describe('normalizeCase', () => {
     expect(empty.cycle).toBeUndefined();
     expect(caseSchema.safeParse({ caseId: '1', chargebackAmount: '12.50' }).success).toBe(false);
     expect(caseSchema.safeParse({ caseId: 'A1' }).success).toBe(false);
+  });
+});
+
+describe('vantiv evidence file slots', () => {
+  it('takes every category as a document of the case', () => {
+    expect(Object.values(evidenceLimits.slots)).toHaveLength(10);
+    expect(new Set(Object.values(evidenceLimits.slots))).toEqual(new Set(['document']));
+  });
+
+  it('takes pdf, png and jpg of at most 2 MB, 10 MB a case', () => {
+    expect(evidenceLimits).toMatchObject({
+      types: ['pdf', 'png', 'jpg'],
+      maxFileBytes: 2 * 1024 * 1024,
+      maxTotalBytes: 10 * 1024 * 1024,
+      maxPages: null,
+      textLimits: {},
+    });
   });
 });
