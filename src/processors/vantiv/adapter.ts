@@ -171,6 +171,10 @@ export class VantivAdapter implements ProcessorAdapter {
     idempotencyKey,
   }: SubmitEvidenceRequest): Promise<SubmitEvidenceResult> {
     const { pdf } = response.document;
+    if (evidenceLimits.maxFileBytes !== null && pdf.length > evidenceLimits.maxFileBytes) {
+      const message = `The response document is ${pdf.length} bytes; Vantiv takes at most ${evidenceLimits.maxFileBytes} a file.`;
+      throw new ProcessorError(processor, message, { retryable: false });
+    }
     const slotted = slottedFiles(evidenceLimits, files);
     refuseOverLimits({ name: processor, title: 'Vantiv' }, evidenceLimits, slotted, pdf.length);
     const { http, merchantId } = this.#open(connection);

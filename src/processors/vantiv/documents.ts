@@ -17,7 +17,10 @@ import { documentResponse, readXml } from './xml.js';
 
 const processor = 'vantiv';
 
-/** Uploads what the case does not hold yet; refuses, before any upload, a file over an Amex case's limit. */
+/**
+ * Uploads what the case does not hold yet; refuses, before any upload, a file or the response document
+ * over an Amex case's limit.
+ */
 export async function uploadDocuments(
   http: ProcessorHttp,
   chargebackCase: ChargebackCase,
@@ -25,12 +28,17 @@ export async function uploadDocuments(
 ): Promise<void> {
   const { caseId } = chargebackCase;
   if (networkOf(chargebackCase.cardType) === 'amex') {
-    const over = request.slotted.find(({ file }) => file.size > amexMaxFileBytes);
+    const over = [
+      ...request.slotted.map(({ file }) => ({
+        name: `Evidence file ${file.id} (${file.filename})`,
+        size: file.size,
+      })),
+      { name: 'The response document', size: request.pdf.length },
+    ].find(({ size }) => size > amexMaxFileBytes);
     if (over) {
       throw new ProcessorError(
         processor,
-        `Evidence file ${over.file.id} (${over.file.filename}) is ${over.file.size} bytes; Vantiv takes at most ` +
-          `${amexMaxFileBytes} a file on an Amex case.`,
+        `${over.name} is ${over.size} bytes; Vantiv takes at most ${amexMaxFileBytes} a file on an Amex case.`,
         { retryable: false },
       );
     }

@@ -456,6 +456,20 @@ describe('vantiv adapter', () => {
       expect(fake.server.requests.map((call) => call.method)).toEqual(['GET']);
     });
 
+    it('refuses a response document over 2 MB before any call', async () => {
+      const [id] = fake.addDisputes(1) as [string];
+      const request = submission(id, 'sub_bigpdf', connectionTo(fake));
+      request.response.document.pdf = Buffer.alloc(2 * 1024 * 1024 + 1);
+
+      const error = await refusal(adapter.submitEvidence(request));
+
+      expect(error).toMatchObject({ retryable: false, status: undefined });
+      expect(error.message).toBe(
+        'The response document is 2097153 bytes; Vantiv takes at most 2097152 a file.',
+      );
+      expect(fake.server.requests).toEqual([]);
+    });
+
     it('a case that left the Merchant queue without our document is refused without asking Vantiv', async () => {
       const [id] = fake.addDisputes(1) as [string];
       fake.move(id, 'under_review');
