@@ -69,11 +69,22 @@ export interface SentFile {
 
 /** The upload as the refusal names it: its file, or the files merged into it. */
 export function sentFile(upload: SlotUpload): SentFile {
+  const [only] = upload.files;
+  if (upload.files.length === 1 && only) return { ...sentAttached(only), size: upload.bytes.length };
   const names = upload.files.map((file) => `${file.id} (${file.filename})`);
-  const label =
-    names.length === 1 ? `The file ${names[0]}` : `The ${upload.slot} files merged (${names.join(', ')})`;
-  return { label, size: upload.bytes.length, pages: upload.pages };
+  return {
+    label: `The ${upload.slot} files merged (${names.join(', ')})`,
+    size: upload.bytes.length,
+    pages: upload.pages,
+  };
 }
+
+/** A file sent on its own, as it is (processors whose slots take many files: Braintree, Vantiv). */
+export const sentAttached = (file: AttachedFile): SentFile => ({
+  label: `The file ${file.id} (${file.filename})`,
+  size: file.size,
+  pages: file.pages,
+});
 
 /** The response document as the refusal names it. */
 export const sentDocument = (document: ResponsePackage['document']): SentFile => ({

@@ -120,8 +120,8 @@ export class AdyenFake implements ContractFake {
   readonly calls: { path: string; headers: FakeRequest['headers']; body: Record<string, unknown> }[] = [];
   /** Calls carried out, not replayed from an idempotency key. */
   executed = 0;
-  /** Documents of a type other than the generic ones stored by calls carried out. */
-  #fileDocuments = 0;
+  /** Documents stored by calls carried out (a replayed call stores none). */
+  #storedDocuments = 0;
   /** Refusals to answer the next time each call is carried out (`success: false` with this message). */
   readonly refusals = new Map<string, string>();
   readonly #replies = new Map<string, { fingerprint: string; reply: FakeReply }>();
@@ -209,7 +209,7 @@ export class AdyenFake implements ContractFake {
   }
 
   uploadCount(): number {
-    return this.#fileDocuments;
+    return this.#storedDocuments;
   }
 
   /** Standard webhooks describing each dispute's latest event, signed, in batches of `batch` items. */
@@ -428,7 +428,7 @@ export class AdyenFake implements ContractFake {
         if (content.length > maxBytes(document.contentType ?? ''))
           return { disputeServiceResult: result('Document is too large.') };
         dispute.documents.set(code, content);
-        if (!genericTypes.has(code)) this.#fileDocuments += 1;
+        this.#storedDocuments += 1;
       }
       return { disputeServiceResult: result() };
     },

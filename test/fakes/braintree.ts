@@ -562,7 +562,7 @@ export async function startBraintreeFake(options: BraintreeFakeOptions = {}): Pr
     // What the disputes hold: an upload never attached belongs to no dispute, and Braintree lists none.
     uploadCount: () =>
       [...disputes.values()].reduce(
-        (count, dispute) => count + dispute.evidence.filter((evidence) => evidence.category).length,
+        (count, dispute) => count + dispute.evidence.filter((evidence) => evidence.file).length,
         0,
       ),
     submitted: (id) => disputes.get(id)?.submitted,

@@ -275,9 +275,9 @@ export class VantivFake implements ContractFake {
       .map(([, bytes]) => ({ slot: 'document', bytes }));
   }
 
-  /** Evidence files the cases hold (an id a case holds is refused again with 005, so never twice). */
+  /** Documents the cases hold (an id a case holds is refused again with 005, so never twice). */
   uploadCount(): number {
-    return [...this.documents.keys()].reduce((count, caseId) => count + this.slotted(caseId).length, 0);
+    return [...this.documents.values()].reduce((count, documents) => count + documents.size, 0);
   }
 
   #responseDocument(caseId: string): string | undefined {

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { fileContentTypes } from '../../domain/evidence-files.js';
 import { type AdapterContext, credentialProblem, openHttp, readCredentials } from '../connection.js';
 import type { ProcessorHttp } from '../http.js';
-import { refuseOverLimits, type SlottedFile, slottedFiles } from '../slotted-files.js';
+import { checkEvidenceLimits, sentDocument, sentFile, slotUploads } from '../slot-uploads.js';
 import {
   type AcceptDisputeRequest,
   type Capabilities,
@@ -103,8 +102,9 @@ export class AdyenAdapter implements ProcessorAdapter {
   }
 
   /**
-   * Supplies the response PDF as one defense document, with each evidence file Adyen has a type for
-   * (`evidenceLimits` in mapping.ts) as a document of that type, in one call, then defends
+   * Supplies the response PDF as one defense document, with the evidence files Adyen has a type for
+   * (`evidenceLimits` in mapping.ts) as a document of that type (several merged into one PDF), in one
+   * call, then defends
    * (docs/architecture.md, "Adyen"): Adyen takes no free text, and the PDF holds the whole response. Each
    * step carries an Idempotency-Key derived from the submission's, so a submission sent again after a lost
    * answer, from the first step, gets Adyen's first answer to each step back instead of a second document
@@ -115,13 +115,14 @@ export class AdyenAdapter implements ProcessorAdapter {
     const { connection, dispute, response, idempotencyKey } = request;
     const credentials = readCredentials(processor, credentialsSchema, connection);
     const { pdf } = response.document;
-    if (pdf.length > pdfLimitBytes) {
-      const message = `The response PDF is over Adyen's 2 MB limit (${pdf.length} bytes).`;
-      throw new ProcessorError(processor, message, { retryable: false });
-    }
-    const slotted = slottedFiles(evidenceLimits, request.files);
-    refuseOverLimits({ name: processor, title: 'Adyen' }, evidenceLimits, slotted, pdf.length);
-    refuseUnsuppliable(slotted);
+    // Adyen keeps one document a type: several files of one type go merged into one PDF.
+    const uploads = await slotUploads(evidenceLimits, request.files, idempotencyKey);
+    checkEvidenceLimits(processor, evidenceLimits, uploads.map(sentFile));
+    // A PDF's limit is lower than a JPG's (`evidenceLimits` in mapping.ts), the response document's too.
+    checkEvidenceLimits(processor, { ...evidenceLimits, maxFileBytes: pdfLimitBytes }, [
+      ...uploads.filter((upload) => upload.type === 'pdf').map(sentFile),
+      sentDocument(response.document),
+    ]);
     const http = this.#http(connection, credentials);
     const target = { merchantAccountCode: credentials.merchant_account, disputePspReference: dispute.id };
     const { defenseReasons } = await this.#post(
@@ -131,7 +132,7 @@ export class AdyenAdapter implements ProcessorAdapter {
       stepKey(idempotencyKey, 'reasons'),
       reasonsSchema,
     );
-    const fileTypes = slotted.map(({ slot }) => slot);
+    const fileTypes = uploads.map(({ slot }) => slot);
     const defense = defenseFor(defenseReasons, fileTypes);
     if (!defense) {
       const files = fileTypes.length === 0 ? '' : ` and the evidence files' types (${fileTypes.join(', ')})`;
@@ -145,10 +146,10 @@ export class AdyenAdapter implements ProcessorAdapter {
     }
     const documents = [
       { defenseDocumentTypeCode: defense.documentType, contentType: 'application/pdf', content: pdf },
-      ...slotted.map(({ file, slot }) => ({
+      ...uploads.map(({ slot, contentType, bytes }) => ({
         defenseDocumentTypeCode: slot,
-        contentType: fileContentTypes[file.type],
-        content: file.bytes,
+        contentType,
+        content: bytes,
       })),
     ].map((document) => ({ ...document, content: document.content.toString('base64') }));
     await this.#post(
@@ -278,30 +279,6 @@ export class AdyenAdapter implements ProcessorAdapter {
       });
     }
     return read;
-  }
-}
-
-/**
- * Refuses, before any call, what Adyen cannot take: a PDF evidence file over its 2 MB, or two files of one
- * document type (Adyen keeps one document per type: deleteDisputeDefenseDocument names a type only).
- */
-function refuseUnsuppliable(slotted: readonly SlottedFile[]): void {
-  const refuse = (message: string): never => {
-    throw new ProcessorError(processor, message, { retryable: false });
-  };
-  for (const { file } of slotted) {
-    if (file.type === 'pdf' && file.size > pdfLimitBytes) {
-      refuse(
-        `Evidence file ${file.id} (${file.filename}) is ${file.size} bytes; Adyen takes at most ` +
-          `${pdfLimitBytes} a PDF.`,
-      );
-    }
-  }
-  for (const { slot } of slotted) {
-    const same = slotted.filter((each) => each.slot === slot).map(({ file }) => file.id);
-    if (same.length > 1) {
-      refuse(`Evidence files ${same.join(', ')} are all ${slot}; Adyen takes one document of each type.`);
-    }
   }
 }
 

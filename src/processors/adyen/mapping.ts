@@ -155,8 +155,9 @@ const genericDocumentType = 'DefenseMaterial';
 
 /**
  * The defense reason to defend with: the best met by one PDF (below) among those that also take every
- * document type of the evidence files (`documentTypes`, whatever their requirement level) in a type of
- * its own, since Adyen keeps one document per type. None where no reason offered does.
+ * document type of the evidence files (`documentTypes`, whatever their requirement level) besides the
+ * PDF's own, since Adyen keeps one document a type (deleteDisputeDefenseDocument names a type only).
+ * None where no reason offered does.
  *
  * How well one PDF meets a defense reason, best first:
  * 0. the reason requires exactly the generic DefenseMaterial (Adyen's SupplyDefenseMaterial reason);

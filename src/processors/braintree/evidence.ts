@@ -1,5 +1,5 @@
 import { fileContentTypes } from '../../domain/evidence-files.js';
-import { refuseOverLimits, slottedFiles } from '../slotted-files.js';
+import { checkEvidenceLimits, sentAttached, sentDocument, slottedFiles } from '../slot-uploads.js';
 import type { AttachedFile, SubmitEvidenceRequest, SubmitEvidenceResult } from '../types.js';
 import { ProcessorError } from '../types.js';
 import type { BraintreeClient } from './client.js';
@@ -24,8 +24,6 @@ import { type BraintreeEvidence, type BraintreeStatus, evidenceLimits } from './
  * the next attempt uploads the file again.
  * The files' limits are checked before the first call: a file over them fails the submission, unsent.
  */
-
-const braintree = { name: 'braintree', title: 'Braintree' };
 
 /** Statuses a dispute reaches only through a finalize (or after one): our evidence went to the bank. */
 const finalizedStatuses: ReadonlySet<BraintreeStatus> = new Set(['disputed', 'under_review', 'won', 'lost']);
@@ -79,13 +77,14 @@ export async function submitEvidence(
 ): Promise<SubmitEvidenceResult> {
   const { dispute: reference, idempotencyKey: key } = request;
   const { pdf } = request.response.document;
-  const { maxFileBytes } = evidenceLimits;
-  if (maxFileBytes !== null && pdf.length > maxFileBytes) {
-    const message = `The response document is ${pdf.length} bytes; Braintree takes at most ${maxFileBytes} a file.`;
-    throw new ProcessorError('braintree', message, { retryable: false });
-  }
-  const slotted = slottedFiles(evidenceLimits, request.files);
-  refuseOverLimits(braintree, evidenceLimits, slotted, pdf.length);
+  // Braintree takes many files in one category: each goes on its own, as it is.
+  const slotted = [...slottedFiles(evidenceLimits, request.files)].flatMap(([slot, files]) =>
+    files.map((file) => ({ file, slot })),
+  );
+  checkEvidenceLimits('braintree', evidenceLimits, [
+    ...slotted.map(({ file }) => sentAttached(file)),
+    sentDocument(request.response.document),
+  ]);
   const dispute = await client.findDispute(reference.id);
   if (!dispute) {
     throw new ProcessorError('braintree', `Braintree knows no dispute ${reference.id}.`, {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type AdapterContext, credentialProblem, openHttp, readCredentials } from '../connection.js';
 import { shiftDay, utcDay } from '../dates.js';
 import type { ProcessorHttp } from '../http.js';
-import { refuseOverLimits, slottedFiles } from '../slotted-files.js';
+import { checkEvidenceLimits, sentAttached, sentDocument, slottedFiles } from '../slot-uploads.js';
 import {
   type AcceptDisputeRequest,
   type Capabilities,
@@ -171,25 +171,23 @@ export class VantivAdapter implements ProcessorAdapter {
     idempotencyKey,
   }: SubmitEvidenceRequest): Promise<SubmitEvidenceResult> {
     const { pdf } = response.document;
-    if (evidenceLimits.maxFileBytes !== null && pdf.length > evidenceLimits.maxFileBytes) {
-      const message = `The response document is ${pdf.length} bytes; Vantiv takes at most ${evidenceLimits.maxFileBytes} a file.`;
-      throw new ProcessorError(processor, message, { retryable: false });
-    }
-    const slotted = slottedFiles(evidenceLimits, files);
-    refuseOverLimits({ name: processor, title: 'Vantiv' }, evidenceLimits, slotted, pdf.length);
+    // Each file is a document of its own: none merged.
+    const slotted = [...slottedFiles(evidenceLimits, files).values()].flat();
+    const sent = [...slotted.map(sentAttached), sentDocument(response.document)];
+    checkEvidenceLimits(processor, evidenceLimits, sent);
     const { http, merchantId } = this.#open(connection);
     const documentId = documentIdFor(idempotencyKey);
     const chargebackCase = await caseToAnswer(http, dispute.id, merchantId);
     if (answeredWith(chargebackCase, documentId)) return { reference: documentId };
     refuseUnanswerable(chargebackCase);
-    await uploadDocuments(http, chargebackCase, { idempotencyKey, pdf, slotted });
+    await uploadDocuments(http, chargebackCase, { idempotencyKey, pdf, files: slotted, sent });
     const retrieval = kindOf(chargebackCase.cycle) === 'retrieval';
     await update(http, chargebackCase.caseId, {
       activityType: retrieval ? 'MERCHANT_RESPOND' : 'MERCHANT_REPRESENT',
       note: noteFor(
         documentId,
         response.evidence,
-        slotted.map(({ file }) => ({ documentId: fileDocumentId(idempotencyKey, file), file })),
+        slotted.map((file) => ({ documentId: fileDocumentId(idempotencyKey, file), file })),
       ),
     });
     return { reference: documentId };

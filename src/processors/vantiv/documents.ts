@@ -1,10 +1,10 @@
 import { fileContentTypes } from '../../domain/evidence-files.js';
 import type { HttpAnswer, ProcessorHttp } from '../http.js';
 import { networkOf } from '../network-reasons.js';
-import type { SlottedFile } from '../slotted-files.js';
-import { ProcessorError } from '../types.js';
+import { checkEvidenceLimits, type SentFile } from '../slot-uploads.js';
+import { type AttachedFile, ProcessorError } from '../types.js';
 import { documentIdFor, fileDocumentId } from './evidence.js';
-import { amexMaxFileBytes, type ChargebackCase, documentCodes } from './mapping.js';
+import { amexMaxFileBytes, type ChargebackCase, documentCodes, evidenceLimits } from './mapping.js';
 import { documentResponse, readXml } from './xml.js';
 
 /**
@@ -24,26 +24,19 @@ const processor = 'vantiv';
 export async function uploadDocuments(
   http: ProcessorHttp,
   chargebackCase: ChargebackCase,
-  request: { idempotencyKey: string; pdf: Buffer; slotted: readonly SlottedFile[] },
+  request: {
+    idempotencyKey: string;
+    pdf: Buffer;
+    files: readonly AttachedFile[];
+    /** The files and the response document, for the limit check. */
+    sent: readonly SentFile[];
+  },
 ): Promise<void> {
   const { caseId } = chargebackCase;
   if (networkOf(chargebackCase.cardType) === 'amex') {
-    const over = [
-      ...request.slotted.map(({ file }) => ({
-        name: `Evidence file ${file.id} (${file.filename})`,
-        size: file.size,
-      })),
-      { name: 'The response document', size: request.pdf.length },
-    ].find(({ size }) => size > amexMaxFileBytes);
-    if (over) {
-      throw new ProcessorError(
-        processor,
-        `${over.name} is ${over.size} bytes; Vantiv takes at most ${amexMaxFileBytes} a file on an Amex case.`,
-        { retryable: false },
-      );
-    }
+    checkEvidenceLimits(processor, { ...evidenceLimits, maxFileBytes: amexMaxFileBytes }, request.sent);
   }
-  for (const { file } of request.slotted) {
+  for (const file of request.files) {
     const documentId = fileDocumentId(request.idempotencyKey, file);
     await upload(http, caseId, documentId, { bytes: file.bytes, contentType: fileContentTypes[file.type] });
   }

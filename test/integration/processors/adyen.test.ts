@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdyenAdapter, stepKey } from '../../../src/processors/adyen/adapter.js';
 import {
@@ -213,25 +214,31 @@ describe('adyen adapter against the fake Adyen', () => {
       expect(fake.submissionCount(id)).toBe(1);
     });
 
-    it('refuses, before any call, a PDF receipt over 2 MB and two receipts, naming the files', async () => {
+    it('refuses, before any call, a PDF receipt over 2 MB, naming it', async () => {
       const { request } = await fresh('sub_adyen_files_0002');
       const before = fake.calls.length;
       const big = attached('file_adyenbigreceipt00001', Buffer.alloc(2 * 1024 * 1024 + 1), 'pdf', 'receipt');
       const tooBig = await failure(() => adapter.submitEvidence({ ...request, files: [big] }));
       expect(tooBig).toMatchObject({ retryable: false, status: undefined });
       expect(tooBig.message).toBe(
-        'Evidence file file_adyenbigreceipt00001 (file_adyenbigreceipt00001.pdf) is 2097153 bytes; ' +
-          'Adyen takes at most 2097152 a PDF.',
+        'The file file_adyenbigreceipt00001 (file_adyenbigreceipt00001.pdf) is 2097153 bytes, over the ' +
+          "processor's limit of 2 MB (2097152 bytes) a file; nothing was sent.",
       );
+      expect(fake.calls.length).toBe(before);
+    });
+
+    it('supplies two receipts merged into one TIDorInvoice PDF, as Adyen keeps one document a type', async () => {
+      const { id, request } = await fresh('sub_adyen_files_0004');
       const two = ['1', '2'].map((n) =>
         attached(`file_adyentworeceipts0000${n}`, sampleJpeg(`Receipt ${n}`), 'jpg', 'receipt'),
       );
-      const twice = await failure(() => adapter.submitEvidence({ ...request, files: two }));
-      expect(twice.message).toBe(
-        'Evidence files file_adyentworeceipts00001, file_adyentworeceipts00002 are all TIDorInvoice; ' +
-          'Adyen takes one document of each type.',
-      );
-      expect(fake.calls.length).toBe(before);
+      await adapter.submitEvidence({ ...request, files: two });
+      const [invoice, more] = fake.slotted(id);
+      expect(more).toBeUndefined();
+      expect(invoice?.slot).toBe('TIDorInvoice');
+      const merged = await PDFDocument.load(invoice?.bytes ?? Buffer.alloc(0));
+      expect(merged.getPageCount()).toBe(2);
+      expect(fake.submissionCount(id)).toBe(1);
     });
 
     it('refuses, supplying nothing, a receipt no defense reason offered takes', async () => {
@@ -260,7 +267,10 @@ describe('adyen adapter against the fake Adyen', () => {
         }),
       );
       expect(error.retryable).toBe(false);
-      expect(error.message).toBe(`The response PDF is over Adyen's 2 MB limit (${pdf.length} bytes).`);
+      expect(error.message).toBe(
+        `The response document (response-${request.dispute.id}.pdf) is ${pdf.length} bytes, over the ` +
+          "processor's limit of 2 MB (2097152 bytes) a file; nothing was sent.",
+      );
       expect(fake.calls.length).toBe(before);
     });
 

@@ -423,7 +423,7 @@ describe('braintree submission', () => {
     ]);
   });
 
-  it('uploads each evidence file under a name from the key and the file, and attaches it in its category', async () => {
+  it('uploads each evidence file under a name from the key and the file, and attaches it in its category, by category', async () => {
     const id = fake.addDispute();
     const files = await contractFiles();
     const request = { ...(await submission(id, 'sub_files0001')), files };
@@ -432,15 +432,15 @@ describe('braintree submission', () => {
     const uploads = fake.calls.filter((call) => call.path.endsWith('/document_uploads'));
     expect(uploads.map((call) => call.parts.find((part) => part.name === 'file')?.filename)).toEqual([
       'rebuttal-sub_files0001-file_contractreceipt00001.png',
-      'rebuttal-sub_files0001-file_contractshipping0001.jpg',
       'rebuttal-sub_files0001-file_contractmessages0001.pdf',
+      'rebuttal-sub_files0001-file_contractshipping0001.jpg',
       'rebuttal-sub_files0001-file_contractaccesslog001.png',
       'rebuttal-sub_files0001.pdf',
     ]);
     expect(uploads.map((call) => call.parts.find((part) => part.name === 'file')?.contentType)).toEqual([
       'image/png',
-      'image/jpeg',
       'application/pdf',
+      'image/jpeg',
       'image/png',
       'application/pdf',
     ]);
@@ -450,8 +450,8 @@ describe('braintree submission', () => {
     ).toEqual([
       [null, undefined],
       ['GENERAL', true],
-      ['PROOF_OF_DELIVERY', false],
       ['GENERAL', false],
+      ['PROOF_OF_DELIVERY', false],
       ['MERCHANT_WEBSITE_OR_APP_ACCESS', false],
       [null, false],
     ]);
@@ -468,8 +468,8 @@ describe('braintree submission', () => {
     expect(error).toMatchObject({
       retryable: false,
       message:
-        'Evidence file file_bigreceipt000000001 (file_bigreceipt000000001.jpg) is 4194305 bytes; ' +
-        'Braintree takes at most 4194304 a file.',
+        'The file file_bigreceipt000000001 (file_bigreceipt000000001.jpg) is 4194305 bytes, over the ' +
+        "processor's limit of 4 MB (4194304 bytes) a file; nothing was sent.",
     });
     expect(fake.calls).toEqual([]);
   });

@@ -424,7 +424,7 @@ describe('vantiv adapter', () => {
       ]);
     });
 
-    it('refuses evidence files over the 10 MB of a case, naming them, before any call', async () => {
+    it('refuses evidence files over the 10 MB of a case before any call', async () => {
       const [id] = fake.addDisputes(1) as [string];
       const files = Array.from({ length: 6 }, (_, at) =>
         attached(`file_heavy0000000000000${at}`, Buffer.alloc(2 * 1024 * 1024), 'jpg', 'receipt'),
@@ -435,8 +435,8 @@ describe('vantiv adapter', () => {
 
       expect(error).toMatchObject({ retryable: false, status: undefined });
       expect(error.message).toBe(
-        `The evidence files (${files.map((file) => file.id).join(', ')}) and the response document weigh ` +
-          `${6 * 2 * 1024 * 1024 + request.response.document.pdf.length} bytes; Vantiv takes at most 10485760 for one dispute.`,
+        `The files of the submission are ${6 * 2 * 1024 * 1024 + request.response.document.pdf.length} ` +
+          "bytes together, over the processor's limit of 10 MB (10485760 bytes) in all; nothing was sent.",
       );
       expect(fake.server.requests).toEqual([]);
     });
@@ -450,8 +450,8 @@ describe('vantiv adapter', () => {
 
       expect(error).toMatchObject({ retryable: false, status: undefined });
       expect(error.message).toBe(
-        'Evidence file file_amexreceipt00000001 (file_amexreceipt00000001.png) is 1048577 bytes; ' +
-          'Vantiv takes at most 1048576 a file on an Amex case.',
+        'The file file_amexreceipt00000001 (file_amexreceipt00000001.png) is 1048577 bytes, over the ' +
+          "processor's limit of 1 MB (1048576 bytes) a file; nothing was sent.",
       );
       expect(fake.server.requests.map((call) => call.method)).toEqual(['GET']);
     });
@@ -465,7 +465,8 @@ describe('vantiv adapter', () => {
 
       expect(error).toMatchObject({ retryable: false, status: undefined });
       expect(error.message).toBe(
-        'The response document is 2097153 bytes; Vantiv takes at most 2097152 a file.',
+        `The response document (response-${id}.pdf) is 2097153 bytes, over the processor's limit of ` +
+          '2 MB (2097152 bytes) a file; nothing was sent.',
       );
       expect(fake.server.requests).toEqual([]);
     });
