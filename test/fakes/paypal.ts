@@ -22,7 +22,8 @@ import {
  *   shifts the rest). Times have whole seconds, as PayPal's examples do.
  * - `GET /v1/customer/disputes/{id}`: the full dispute, with the action links its status allows; 404
  *   RESOURCE_NOT_FOUND for an unknown id.
- * - `POST …/provide-evidence` (multipart: JSON part `input`, files in `evidence-file`) and
+ * - `POST …/provide-evidence` (multipart: JSON part `input`, whose evidences name their documents, each
+ *   file in an `evidence-file` part under that name; files under 10 MB, 50 MB a request) and
  *   `POST …/accept-claim` (JSON `note`): only while WAITING_FOR_SELLER_RESPONSE with the link present,
  *   else 422 UNPROCESSABLE_ENTITY. A repeated PayPal-Request-Id gets the first answer again.
  *   Evidence moves the dispute to UNDER_REVIEW; accepting resolves it with outcome ACCEPTED.
@@ -68,8 +69,15 @@ interface Held {
   order: number;
   /** PayPal withdrew the merchant's actions (no provide-evidence / accept-claim links). */
   actionsWithdrawn: boolean;
-  submissions: { text: string; files: Buffer[] }[];
+  submissions: Submission[];
   accepted: boolean;
+}
+
+/** One provide-evidence call: its notes, its files, and each file with the evidence type naming it. */
+interface Submission {
+  text: string;
+  files: Buffer[];
+  documents: { type: string; name: string; bytes: Buffer }[];
 }
 
 export interface RecordedCall {
@@ -110,6 +118,7 @@ const reasons = [
   'INCORRECT_AMOUNT',
 ];
 const fileTypes = new Set(['application/pdf', 'image/jpeg', 'image/gif', 'image/png']);
+const mebibyte = 1024 * 1024;
 const documentNamePattern = /^[A-Za-z0-9-_,\s]+[.]{1}[A-Za-z]+$/;
 
 const debugId = () => randomBytes(7).toString('hex');
@@ -322,9 +331,12 @@ export async function startPaypalFake(options: PaypalFakeOptions = {}): Promise<
     if (evidences.length === 0)
       return invalid('evidences', 'MISSING_REQUIRED_PARAMETER', 'evidences is required.');
     for (const file of files) {
-      if (!fileTypes.has(file.contentType ?? '') || file.data.length >= 10 * 1024 * 1024) {
+      if (!fileTypes.has(file.contentType ?? '') || file.data.length >= 10 * mebibyte) {
         return invalid('evidence-file', 'INVALID_FILE', 'Files must be JPG, GIF, PNG or PDF under 10 MB.');
       }
+    }
+    if (files.reduce((total, file) => total + file.data.length, 0) > 50 * mebibyte) {
+      return invalid('evidence-file', 'INVALID_FILE', 'Files must total at most 50 MB per request.');
     }
     if (!actionable(held))
       return unprocessable('Evidence cannot be provided for the dispute in its current status.');
@@ -332,9 +344,17 @@ export async function startPaypalFake(options: PaypalFakeOptions = {}): Promise<
     for (const evidence of evidences) {
       held.dispute.evidences.push({ ...evidence, source: 'SUBMITTED_BY_SELLER', date });
     }
+    const byName = new Map(files.map((file) => [file.filename, file.data]));
     held.submissions.push({
       text: evidences.map((evidence) => evidence.notes ?? '').join('\n'),
       files: files.map((file) => file.data),
+      documents: evidences.flatMap((evidence) =>
+        (evidence.documents ?? []).map((document) => ({
+          type: evidence.evidence_type as string,
+          name: document.name as string,
+          bytes: byName.get(document.name) as Buffer,
+        })),
+      ),
     });
     Object.assign(held.dispute, {
       status: 'UNDER_REVIEW',
@@ -531,6 +551,17 @@ export async function startPaypalFake(options: PaypalFakeOptions = {}): Promise<
     },
     submissionCount: (id) => held(id).submissions.length,
     submitted: (id) => held(id).submissions.at(-1),
+    // The response document travels as OTHER evidence, which no evidence file category goes in
+    // (paypalEvidenceLimits): every other document is an evidence file in its evidence type.
+    slotted: (id) =>
+      (held(id).submissions.at(-1)?.documents ?? [])
+        .filter(({ type }) => type !== 'OTHER')
+        .map(({ type, bytes }) => ({ slot: type, bytes })),
+    uploadCount: () =>
+      [...disputes.values()]
+        .flatMap((dispute) => dispute.submissions)
+        .flatMap((submission) => submission.documents)
+        .filter(({ type }) => type !== 'OTHER').length,
     accepted: (id) => held(id).accepted,
     webhook(id, eventType = 'CUSTOMER.DISPUTE.UPDATED') {
       const event = {

@@ -6,7 +6,7 @@ import {
   openHttp,
   readCredentials,
 } from '../connection.js';
-import { documentOnly } from '../evidence-limits.js';
+import { checkEvidenceLimits, slottedFiles } from '../evidence-limits.js';
 import type { HttpAnswer } from '../http.js';
 import { checkPushAge, pushMaxAgeMs } from '../push-age.js';
 import {
@@ -29,7 +29,13 @@ import {
 import { PaypalClient, PaypalTokens } from './client.js';
 import { carriesDocument, documentName, evidenceForm } from './evidence.js';
 import { nextCursor, pageQuery, readCursor, restartSweep } from './listing.js';
-import { linksSchema, type PaypalDispute, paypalDisputeSchema, toNormalizedDispute } from './mapping.js';
+import {
+  linksSchema,
+  type PaypalDispute,
+  paypalDisputeSchema,
+  paypalEvidenceLimits,
+  toNormalizedDispute,
+} from './mapping.js';
 
 /**
  * PayPal's Disputes API v1 (https://developer.paypal.com/api/customer-disputes/v1/; docs/architecture.md, "PayPal").
@@ -92,7 +98,7 @@ const acceptNote = 'The merchant accepts this claim.';
 
 export class PaypalAdapter implements ProcessorAdapter {
   readonly name = 'paypal';
-  readonly evidenceLimits: EvidenceLimits = documentOnly;
+  readonly evidenceLimits: EvidenceLimits = paypalEvidenceLimits;
   readonly capabilities: Capabilities = {
     list: true,
     get: true,
@@ -161,9 +167,17 @@ export class PaypalAdapter implements ProcessorAdapter {
    * when PayPal no longer takes evidence it is not asked. The call carries the idempotency key as
    * PayPal-Request-Id, which PayPal deduplicates POSTs on (developer.paypal.com/reference/guidelines/
    * idempotency). Neither call is repeated within this attempt: a lost answer goes back to the submission
-   * job, whose next attempt starts again with the read.
+   * job, whose next attempt starts again with the read. The evidence files travel in the same call, so a
+   * retry cannot send one twice; PayPal's file limits are checked before anything is asked.
    */
   async submitEvidence(request: SubmitEvidenceRequest): Promise<SubmitEvidenceResult> {
+    const sent = slottedFiles(this.evidenceLimits, request.files);
+    checkEvidenceLimits(
+      { name: this.name, label: 'PayPal' },
+      this.evidenceLimits,
+      sent,
+      request.response.document,
+    );
     const client = this.#client(request.connection);
     const { id } = request.dispute;
     const dispute = await this.#existing(client, id, { idempotent: false });
@@ -175,7 +189,7 @@ export class PaypalAdapter implements ProcessorAdapter {
       method: 'POST',
       path: `${disputePath(id)}/provide-evidence`,
       headers: { 'paypal-request-id': request.idempotencyKey },
-      multipart: evidenceForm(request),
+      multipart: evidenceForm(request, sent),
     });
     return { reference: null };
   }

@@ -1,5 +1,7 @@
+import { fileContentTypes } from '../../domain/evidence-files.js';
+import type { SlottedFile } from '../evidence-limits.js';
 import type { FormPart } from '../multipart.js';
-import type { SubmitEvidenceRequest } from '../types.js';
+import type { AttachedFile, SubmitEvidenceRequest } from '../types.js';
 import type { PaypalDispute } from './mapping.js';
 
 /**
@@ -8,7 +10,7 @@ import type { PaypalDispute } from './mapping.js';
  * (part names from the OpenAPI file, requestBodies.evidences, and PayPal's own sample request).
  * Limits (OpenAPI `evidence` and `document` schemas; developer.paypal.com/platforms/disputes/reference/
  * supported-file-types-sizes): notes 1-2000 characters; document names `^[A-Za-z0-9-_,\s]+[.]{1}[A-Za-z]+$`;
- * JPG, GIF, PNG or PDF files under 10 MB each, 50 MB per dispute.
+ * JPG, GIF, PNG or PDF files under 10 MB each, 50 MB per call (paypalEvidenceLimits in mapping.ts).
  */
 
 const notesLimit = 2000;
@@ -27,8 +29,11 @@ export function evidenceNotes(evidence: Record<string, string | number | boolean
     .filter((part) => part.trim() !== '')
     .join('\n\n');
   if (text === '') return 'Please see the attached document.';
-  return text.length <= notesLimit ? text : `${text.slice(0, notesLimit - continued.length)}${continued}`;
+  return withinNotes(text);
 }
+
+const withinNotes = (text: string) =>
+  text.length <= notesLimit ? text : `${text.slice(0, notesLimit - continued.length)}${continued}`;
 
 const label = (key: string) => {
   const words = key.replace(/_/g, ' ');
@@ -46,12 +51,42 @@ export function documentName(request: Pick<SubmitEvidenceRequest, 'response' | '
 
 const safe = (text: string) => text.replace(/[^A-Za-z0-9_-]+/g, '-');
 
-/** The multipart body of provide-evidence: one OTHER evidence with the notes and the response PDF. */
-export function evidenceForm(request: SubmitEvidenceRequest): FormPart[] {
+/**
+ * An evidence file's name at PayPal: its own name within PayPal's pattern (its start, so the whole stays
+ * short), then its id, which keeps two files of the same name apart; the extension is its type's. The
+ * same on every retry, as the rest of the call is.
+ */
+export function fileDocumentName(file: AttachedFile): string {
+  const stem = safe(file.filename.replace(/\.[A-Za-z0-9]*$/, ''))
+    .slice(0, 80)
+    .replace(/^-+|-+$/g, '');
+  return `${stem === '' || stem === file.id ? '' : `${stem}-`}${file.id}.${file.type}`;
+}
+
+/**
+ * The multipart body of provide-evidence: one OTHER evidence with the notes and the response PDF, then one
+ * evidence per evidence type the files go in (paypalEvidenceLimits), each naming its files, with their
+ * descriptions as its notes; every file in an `evidence-file` part of its own, in the same single call.
+ */
+export function evidenceForm(request: SubmitEvidenceRequest, sent: readonly SlottedFile[]): FormPart[] {
   const name = documentName(request);
+  const named = sent.map(({ file, slot }) => ({ file, slot, name: fileDocumentName(file) }));
+  const types = [...new Set(named.map(({ slot }) => slot))];
   const input = {
     evidences: [
       { evidence_type: 'OTHER', notes: evidenceNotes(request.response.evidence), documents: [{ name }] },
+      ...types.map((type) => {
+        const ofType = named.filter(({ slot }) => slot === type);
+        const notes = ofType
+          .filter(({ file }) => file.description !== null && file.description.trim() !== '')
+          .map(({ file, name }) => `${name}: ${file.description}`)
+          .join('\n');
+        return {
+          evidence_type: type,
+          ...(notes !== '' && { notes: withinNotes(notes) }),
+          documents: ofType.map(({ name }) => ({ name })),
+        };
+      }),
     ],
   };
   return [
@@ -62,6 +97,12 @@ export function evidenceForm(request: SubmitEvidenceRequest): FormPart[] {
       filename: name,
       contentType: 'application/pdf',
     },
+    ...named.map(({ file, name }) => ({
+      name: 'evidence-file',
+      value: file.bytes,
+      filename: name,
+      contentType: fileContentTypes[file.type],
+    })),
   ];
 }
 

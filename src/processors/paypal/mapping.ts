@@ -5,7 +5,7 @@ import type { kinds, Reason } from '../../domain/vocabulary.js';
 import { momentOf } from '../dates.js';
 import { networkReason } from '../network-reasons.js';
 import { normalizedDispute } from '../normalized.js';
-import type { NormalizedDispute } from '../types.js';
+import type { EvidenceLimits, NormalizedDispute } from '../types.js';
 
 /**
  * PayPal's Disputes API v1 in this service's vocabulary: its status, stage, outcome and reason tables as
@@ -14,6 +14,44 @@ import type { NormalizedDispute } from '../types.js';
  * openapi/customer_disputes_v1.json) and https://developer.paypal.com/api/customer-disputes/v1/.
  * Mappings marked (recommendation) are judgements, docs/architecture.md, "PayPal".
  */
+
+const mebibyte = 1024 * 1024;
+
+/**
+ * What provide-evidence takes (developer.paypal.com/platforms/disputes/reference/supported-file-types-sizes):
+ * .jpg/.jpeg/.gif/.png/.pdf files, each under 10 MB, at most 50 MB per call (the response document
+ * included). Each category goes in the `evidence_type` that fits it among the OpenAPI `evidence` schema's
+ * (the descriptions are PayPal's, from its response-evidence schema); the choice is a judgement
+ * (recommendation). PROOF_OF_FULFILLMENT, PROOF_OF_REFUND and PROOF_OF_RETURN are not used: PayPal expects
+ * `evidence_info` (tracking numbers, refund ids) with them, which a file is not. Access logs and
+ * uncategorized files have no type of their own: they are in the response document, which is sent as
+ * OTHER. The notes carry the text, whose whole is in the response document, so no text is lost.
+ */
+export const paypalEvidenceLimits: EvidenceLimits = {
+  slots: {
+    // "Copy of original receipt or invoice."
+    receipt: 'PROOF_OF_RECEIPT_COPY',
+    // "A copy of the actual shipping label on the package that shows the destination address and the
+    // carrier's stamp to verify the shipment date."
+    shipping_documentation: 'PROOF_OF_SHIPMENT_POSTAGE',
+    // "Copy of merchant's response when the resolution was attempted."
+    customer_communication: 'MERCHANT_RESPONSE',
+    // "Proof of delivery signature."
+    customer_signature: 'PROOF_OF_DELIVERY_SIGNATURE',
+    // "Copy of terms and conditions, contract or store return policy."
+    refund_policy: 'RETURN_POLICY',
+    cancellation_policy: 'RETURN_POLICY',
+    // "Compelling evidence to prove that the item or service was as described and was delivered."
+    service_documentation: 'PROOF_FOR_SOFTWARE_OR_SERVICE_DELIVERED',
+    // "Specific details of a purchase made under a particular transaction."
+    duplicate_charge_documentation: 'DETAILS_OF_PURCHASE',
+  },
+  types: ['pdf', 'png', 'jpg'],
+  maxFileBytes: 10 * mebibyte - 1,
+  maxTotalBytes: 50 * mebibyte,
+  maxPages: null,
+  textLimits: {},
+};
 
 export const paypalStatuses = [
   'OPEN',

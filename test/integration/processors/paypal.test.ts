@@ -14,6 +14,7 @@ import {
   startPaypalFake,
 } from '../../fakes/paypal.js';
 import { adapterContract, contractSubmission } from '../../helpers/adapter-contract.js';
+import { attached, contractFiles, samplePdf, samplePng } from '../../helpers/evidence-files.js';
 import { paypalCredentials, processorSpecs } from '../../helpers/processor-specs.js';
 
 const credentials = paypalCredentials;
@@ -387,6 +388,85 @@ describe('PayPal specifics', () => {
       const error = await adapter.submitEvidence(await submission(id, 'sub_second')).catch((e) => e);
       expect(error).toMatchObject({ retryable: false });
       expect(callsTo(`/v1/customer/disputes/${id}/provide-evidence`)).toHaveLength(1);
+    });
+
+    it('sends the files in the same call, each in its evidence type with its description as notes', async () => {
+      const [id] = fake.addDisputes(1) as [string];
+      const files = await contractFiles();
+      const policy = attached('file_contractpolicy000001', samplePng('Returns'), 'png', 'refund_policy', {
+        filename: 'our returns policy (2026).png',
+        description: 'Shown at checkout',
+      });
+      const request = { ...(await submission(id, 'sub_files')), files: [...files, policy] };
+      await adapter.submitEvidence(request);
+      const posts = callsTo(`/v1/customer/disputes/${id}/provide-evidence`, 'POST');
+      expect(posts).toHaveLength(1);
+      const parts = multipartParts(posts[0] as RecordedCall);
+      const document = `response-${id}-sub_files.pdf`;
+      expect(parts.map((part) => [part.name, part.filename, part.contentType])).toEqual([
+        ['input', 'input.json', 'application/json'],
+        ['evidence-file', document, 'application/pdf'],
+        ['evidence-file', 'file_contractreceipt00001.png', 'image/png'],
+        ['evidence-file', 'file_contractshipping0001.jpg', 'image/jpeg'],
+        ['evidence-file', 'file_contractmessages0001.pdf', 'application/pdf'],
+        ['evidence-file', 'our-returns-policy-2026-file_contractpolicy000001.png', 'image/png'],
+      ]);
+      const input = JSON.parse(parts[0]?.data.toString() ?? '');
+      expect(input.evidences.slice(1)).toEqual([
+        {
+          evidence_type: 'PROOF_OF_RECEIPT_COPY',
+          notes: 'file_contractreceipt00001.png: Receipt e-mailed on 2026-09-28',
+          documents: [{ name: 'file_contractreceipt00001.png' }],
+        },
+        {
+          evidence_type: 'PROOF_OF_SHIPMENT_POSTAGE',
+          documents: [{ name: 'file_contractshipping0001.jpg' }],
+        },
+        {
+          evidence_type: 'MERCHANT_RESPONSE',
+          documents: [{ name: 'file_contractmessages0001.pdf' }],
+        },
+        {
+          evidence_type: 'RETURN_POLICY',
+          notes: 'our-returns-policy-2026-file_contractpolicy000001.png: Shown at checkout',
+          documents: [{ name: 'our-returns-policy-2026-file_contractpolicy000001.png' }],
+        },
+      ]);
+      // The access log has no evidence type: it is in the response document only.
+      expect(parts.some((part) => part.data.equals(files[3]?.bytes as Buffer))).toBe(false);
+      expect(parts[5]?.data.equals(policy.bytes)).toBe(true);
+    });
+
+    it('refuses a file over PayPal limits before asking anything, naming the file and the limit', async () => {
+      const [id] = fake.addDisputes(1) as [string];
+      const big = attached('file_contractbigscan00001', await samplePdf('Scan', 1), 'pdf', 'receipt', {
+        filename: 'scan.pdf',
+        pages: 1,
+      });
+      const request = {
+        ...(await submission(id, 'sub_big')),
+        files: [{ ...big, size: 10 * 1024 * 1024 }],
+      };
+      const many = Array.from({ length: 6 }, (_, index) => ({
+        ...big,
+        id: `file_contractbigscan0000${index}`,
+        size: 9 * 1024 * 1024,
+      }));
+      const together = { ...(await submission(id, 'sub_many')), files: many };
+      const before = fake.calls.length;
+      const error = await adapter.submitEvidence(request).catch((e) => e);
+      expect(error).toBeInstanceOf(ProcessorError);
+      expect(error).toMatchObject({ retryable: false, processor: 'paypal' });
+      expect(error.message).toBe(
+        "Not sent: evidence file 'file_contractbigscan00001' (scan.pdf) is 10,485,760 bytes, over PayPal's limit of 10,485,759 bytes a file.",
+      );
+      const total = await adapter.submitEvidence(together).catch((e) => e);
+      expect(total).toMatchObject({ retryable: false });
+      expect(total.message).toMatch(
+        /^Not sent: the evidence files and the response document are 56,623,\d{3} bytes together, over PayPal's limit of 52,428,800 bytes a submission\.$/,
+      );
+      expect(fake.calls).toHaveLength(before);
+      expect(fake.submissionCount(id)).toBe(0);
     });
 
     it('refuses a dispute PayPal does not know, permanently', async () => {
