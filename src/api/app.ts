@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { boundingDatabaseWaits, requestDatabaseWaitMs } from '../db/bounded.js';
-import { documentPath } from '../documents/links.js';
+import { documentPath, fileLinkPath } from '../documents/links.js';
 import { ApiError } from '../domain/errors.js';
 import type { Caller } from '../features/tenancy.js';
 import { type AppDeps, type Endpoint, type RequestContext, requestReader } from './endpoint.js';
@@ -31,6 +31,7 @@ import { deleteFileEndpoint } from './routes/files/delete.js';
 import { listFilesEndpoint } from './routes/files/list.js';
 import { retrieveFileEndpoint } from './routes/files/retrieve.js';
 import { uploadFileEndpoint } from './routes/files/upload.js';
+import { downloadFile } from './routes/files/download.js';
 import { healthz, readyz } from './routes/health.js';
 import { removePersonalDataEndpoint } from './routes/personal-data/remove.js';
 import { retrievePersonalDataEndpoint } from './routes/personal-data/retrieve.js';
@@ -96,6 +97,7 @@ const apiRoutes = [
   healthPath,
   readyPath,
   documentPath(':id'),
+  fileLinkPath(':id'),
   openApiPath,
   processorHookPath,
   ...new Set(endpoints.map((endpoint) => `/v1${endpoint.path}`)),
@@ -160,6 +162,12 @@ export function createApp(deps: AppDeps, options: OperatorPages = {}): express.E
   app
     .route(documentPath(':id'))
     .get(requireHttps, documentPolicy, byAddress, downloadDocument(deps))
+    .all(methodNotAllowed(['GET']));
+  // So is a signed file link (a response package's evidence file); served as an attachment, under the
+  // policy that allows nothing.
+  app
+    .route(fileLinkPath(':id'))
+    .get(requireHttps, byAddress, downloadFile(deps))
     .all(methodNotAllowed(['GET']));
 
   // Before the key check as well: the OpenAPI document (api/openapi.ts) is documentation of the public API,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { DisputeObject } from '../domain/disputes.js';
 import { type ErrorType, errorStatus } from '../domain/errors.js';
 import type { CorrespondenceItem, PastPayment, Product } from '../domain/evidence.js';
-import { fileTypes } from '../domain/evidence-files.js';
+import { evidenceFileCategories, fileTypes } from '../domain/evidence-files.js';
 import type { personalDataRequestObject } from '../domain/personal-data.js';
 import { disputeStates } from '../domain/states.js';
 import { fieldTypes, type TemplateField } from '../domain/templates.js';
@@ -282,6 +282,23 @@ export const responsePackageSchema = z
     response_url: z
       .string()
       .meta({ description: 'A signed link to the PDF, valid for DOCUMENT_LINK_SECONDS; needs no key.' }),
+    files: z
+      .array(
+        z.object({
+          file: z.string(),
+          filename: z.string(),
+          category: z.enum(evidenceFileCategories),
+          description: z.string().nullable(),
+          type: z.enum(fileTypes),
+          size: z.number().int(),
+          url: z.string().meta({
+            description: 'A signed link to the file, valid for DOCUMENT_LINK_SECONDS; needs no key.',
+          }),
+        }),
+      )
+      .meta({
+        description: "The submission's evidence files that still exist, in the order it carried them.",
+      }),
     livemode,
     url,
   })

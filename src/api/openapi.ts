@@ -34,6 +34,7 @@ import {
   webhookEndpointSchema,
 } from './openapi-responses.js';
 import { downloadDocumentRoute } from './routes/documents/download.js';
+import { downloadFileRoute } from './routes/files/download.js';
 
 /**
  * GET /v1/openapi.json: an OpenAPI 3.1 document of the public API, generated from the `endpoints` of
@@ -60,6 +61,7 @@ export function serveOpenApi(endpoints: readonly Endpoint[], settings: InputSett
 /** Routes outside `endpoints` that need no key, mounted by app.ts before the key check. */
 const keylessRoutes: readonly KeylessRoute[] = [
   downloadDocumentRoute,
+  downloadFileRoute,
   {
     method: 'get',
     path: openApiPath,

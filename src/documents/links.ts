@@ -2,18 +2,33 @@ import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { type Config, listenerOrigin } from '../config.js';
 
 /**
- * Signed, expiring links to response documents (`response_url`): anyone holding one may download that one
- * PDF until it expires, with no API key, the way a processor's upload form or a reviewer's browser needs.
- * The signature is an HMAC of the document id and expiry under a key derived from APP_SECRET for this
- * purpose alone, so every process sharing APP_SECRET can check links any other issued.
+ * What a link gives: a response document's PDF (`response_url`), or an evidence file of a response
+ * package (docs/api.md, "Documents"). Each kind signs under a key of its own, so a link of one kind never
+ * opens the other, whatever ids they share.
+ */
+export type LinkKind = 'document' | 'file';
+
+const kinds: Record<LinkKind, { info: string; path: (id: string) => string }> = {
+  document: { info: 'document-links v1', path: (id) => documentPath(id) },
+  file: { info: 'file-links v1', path: (id) => fileLinkPath(id) },
+};
+
+/**
+ * Signed, expiring links to response documents and the evidence files that go with them: anyone holding
+ * one may download that one PDF or file until it expires, with no API key, the way a processor's upload
+ * form or a reviewer's browser needs. The signature is an HMAC of the id and expiry under a key derived
+ * from APP_SECRET for that kind of link alone, so every process sharing APP_SECRET can check links any
+ * other issued.
  */
 export class DocumentLinks {
-  readonly #key: Buffer;
+  readonly #keys: Record<LinkKind, Buffer>;
   readonly #options: LinkOptions;
   #localOrigin: string;
 
   constructor(appSecret: string, options: LinkOptions) {
-    this.#key = Buffer.from(hkdfSync('sha256', appSecret, 'rebuttal', 'document-links v1', 32));
+    const key = (kind: LinkKind) =>
+      Buffer.from(hkdfSync('sha256', appSecret, 'rebuttal', kinds[kind].info, 32));
+    this.#keys = { document: key('document'), file: key('file') };
     this.#options = options;
     this.#localOrigin = options.localOrigin;
   }
@@ -29,36 +44,51 @@ export class DocumentLinks {
    * have links handed out that point elsewhere.
    */
   url(documentId: string, now = new Date()): string {
+    return this.#url('document', documentId, now);
+  }
+
+  /** The same for an evidence file (`file_…`), served by its own route. */
+  fileUrl(fileId: string, now = new Date()): string {
+    return this.#url('file', fileId, now);
+  }
+
+  /** Whether a document link's parameters are ours and still valid. Compared in constant time. */
+  check(documentId: string, expires: unknown, signature: unknown, now = new Date()): LinkCheck {
+    return this.#check('document', documentId, expires, signature, now);
+  }
+
+  /** Whether a file link's parameters are ours and still valid. */
+  checkFile(fileId: string, expires: unknown, signature: unknown, now = new Date()): LinkCheck {
+    return this.#check('file', fileId, expires, signature, now);
+  }
+
+  #url(kind: LinkKind, id: string, now: Date): string {
     const { publicUrl, ttlSeconds } = this.#options;
     const origin = publicUrl ?? this.#localOrigin;
     const expires = Math.floor(now.getTime() / 1000) + ttlSeconds;
-    const query = new URLSearchParams({
-      expires: String(expires),
-      signature: this.#sign(documentId, expires),
-    });
-    return `${origin}${documentPath(documentId)}?${query}`;
+    const query = new URLSearchParams({ expires: String(expires), signature: this.#sign(kind, id, expires) });
+    return `${origin}${kinds[kind].path(id)}?${query}`;
   }
 
-  /** Whether a link's parameters are ours and still valid. Compared in constant time. */
-  check(documentId: string, expires: unknown, signature: unknown, now = new Date()): LinkCheck {
+  #check(kind: LinkKind, id: string, expires: unknown, signature: unknown, now: Date): LinkCheck {
     if (typeof expires !== 'string' || typeof signature !== 'string' || !/^\d{1,12}$/.test(expires)) {
       return 'invalid';
     }
-    const expected = Buffer.from(this.#sign(documentId, Number(expires)));
+    const expected = Buffer.from(this.#sign(kind, id, Number(expires)));
     const given = Buffer.from(signature);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'invalid';
     return Number(expires) * 1000 < now.getTime() ? 'expired' : 'valid';
   }
 
-  #sign(documentId: string, expires: number): string {
-    return createHmac('sha256', this.#key).update(`${documentId}.${expires}`).digest('base64url');
+  #sign(kind: LinkKind, id: string, expires: number): string {
+    return createHmac('sha256', this.#keys[kind]).update(`${id}.${expires}`).digest('base64url');
   }
 }
 
 export type LinkCheck = 'valid' | 'expired' | 'invalid';
 
 export interface LinkOptions {
-  /** DOCUMENT_LINK_SECONDS. */
+  /** DOCUMENT_LINK_SECONDS, for both kinds. */
   ttlSeconds: number;
   /** PUBLIC_URL, without a trailing slash. */
   publicUrl?: string | undefined;
@@ -78,3 +108,4 @@ export function linksFor(
 }
 
 export const documentPath = (id: string) => `/v1/documents/${id}`;
+export const fileLinkPath = (id: string) => `/v1/files/${id}/download`;

@@ -55,7 +55,14 @@ export function endpointVersion(stored: string): ApiVersion {
 // Payload and signature
 
 /** The attributes of an event's dispute snapshot that a payload carries: all a delivery needs to read. */
-export const payloadAttributes = ['id', 'charge', 'account_id', 'evidence', 'response_document'] as const;
+export const payloadAttributes = [
+  'id',
+  'charge',
+  'account_id',
+  'evidence',
+  'response_document',
+  'response_files',
+] as const;
 
 export interface WebhookSource {
   /** The delivery's id: the webhook's `id` and `webhook-id`. */
@@ -69,6 +76,8 @@ export interface WebhookSource {
    * attempt is made, so a delivery retried for days still carries a link that works.
    */
   responseUrl?: string | null;
+  /** The event's evidence files (`data.response_files`), each with a link signed like `responseUrl`. */
+  files?: readonly Record<string, unknown>[];
 }
 
 /**
@@ -86,7 +95,13 @@ export function webhookPayload(source: WebhookSource, version: ApiVersion): Reco
     account_id: nullableString(data.account_id),
   });
   if (source.type !== 'dispute.response.generated') return { ...head, ...names };
-  return { ...head, ...names, evidence: data.evidence ?? null, response_url: source.responseUrl ?? null };
+  return {
+    ...head,
+    ...names,
+    evidence: data.evidence ?? null,
+    response_url: source.responseUrl ?? null,
+    files: source.files ?? [],
+  };
 }
 
 const nullableString = (value: unknown) => (typeof value === 'string' ? value : null);

@@ -33,7 +33,7 @@ export function slottedFiles(limits: EvidenceLimits, files: readonly AttachedFil
 /**
  * Refuses, before anything is sent, a submission the processor would refuse for its files: a slotted file
  * or the response document over the processor's size or page limit, or all of them together over its
- * limit for one submission. Permanent: sending again cannot shrink a file.
+ * limits for one submission (files, bytes). Permanent: sending again cannot shrink a file.
  */
 export function checkEvidenceLimits(
   processor: { name: string; label: string },
@@ -62,6 +62,12 @@ export function checkEvidenceLimits(
         `${piece.what} has ${piece.pages} pages, over ${processor.label}'s limit of ${limits.maxPages}.`,
       );
     }
+  }
+  const maxFiles = limits.maxFiles ?? null;
+  if (maxFiles !== null && pieces.length > maxFiles) {
+    throw refuse(
+      `the evidence files and the response document are ${pieces.length} files, over ${processor.label}'s limit of ${maxFiles} a submission.`,
+    );
   }
   const total = pieces.reduce((sum, piece) => sum + piece.size, 0);
   if (limits.maxTotalBytes !== null && total > limits.maxTotalBytes) {

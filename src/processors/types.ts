@@ -93,6 +93,11 @@ export interface EvidenceLimits {
   maxTotalBytes: number | null;
   /** The most pages a PDF may have; null: none. */
   maxPages: number | null;
+  /**
+   * The most files one submission may carry, the response document included; absent or null: none
+   * (portal processors whose upload form counts files: Amex, Worldpay).
+   */
+  maxFiles?: number | null;
   /** The longest text the processor keeps in an evidence field, by evidence key; `*` for any other. */
   textLimits: Readonly<Record<string, number>>;
 }

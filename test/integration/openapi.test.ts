@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, endpoints } from '../../src/api/app.js';
 import { defineEndpoint } from '../../src/api/endpoint.js';
 import { openApiPath, openApiPathOf } from '../../src/api/openapi.js';
-import { documentPath } from '../../src/documents/links.js';
+import { documentPath, fileLinkPath } from '../../src/documents/links.js';
 import { errorStatus } from '../../src/domain/errors.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 
@@ -29,7 +29,11 @@ interface Document extends Json {
 
 const methods = ['get', 'post', 'put', 'delete', 'patch'] as const;
 /** Routes outside the `endpoints` array that are public and need no key. */
-const keyless = [`get ${openApiPathOf(documentPath(':id'))}`, `get ${openApiPath}`];
+const keyless = [
+  `get ${openApiPathOf(documentPath(':id'))}`,
+  `get ${openApiPathOf(fileLinkPath(':id'))}`,
+  `get ${openApiPath}`,
+];
 
 let api: TestApi;
 let key: string;

@@ -114,6 +114,7 @@ describe('GET /v1/disputes/:id/response', () => {
       response_url: expect.stringMatching(
         new RegExp(`^${listener()}/v1/documents/doc_[0-9a-z]{20}\\?expires=\\d+&signature=`),
       ),
+      files: [],
       livemode: false,
       url: `/v1/disputes/${dispute.id}/response`,
     });
@@ -155,6 +156,7 @@ describe('GET /v1/disputes/:id/response', () => {
       account_id: null,
       evidence: expect.objectContaining({ order_id: 'A-1001' }),
       response_url: expect.stringMatching(/\/v1\/documents\/doc_[0-9a-z]{20}\?expires=\d+&signature=/),
+      files: [],
       livemode: false,
       url: `/v1/disputes/${dispute.id}/response`,
     });
@@ -300,6 +302,7 @@ describe('the response package and its webhook', () => {
         ...references(dispute),
         evidence: expect.objectContaining({ order_id: 'A-1001' }),
         response_url: expect.stringMatching(/\/v1\/documents\/doc_/),
+        files: [],
       });
       // With PUBLIC_URL unset, webhook links point at the configured listener too.
       const link = new URL(String(hook?.payload.response_url));

@@ -61,11 +61,16 @@ describe('webhookPayload', () => {
     },
   );
 
-  it('adds evidence and response_url to dispute.response.generated (null when the event has none)', () => {
+  it('adds evidence, response_url and files to dispute.response.generated (null and none when the event has none)', () => {
     expect(webhookPayload(source('dispute.response.generated'), '2021-09-15')).toMatchObject({
       dispute: 'dp_1',
       evidence: null,
       response_url: null,
+      files: [],
+    });
+    const files = [{ file: 'file_1', filename: 'a.png', url: 'https://x/v1/files/file_1/download' }];
+    expect(webhookPayload({ ...source('dispute.response.generated'), files }, '2021-09-15')).toMatchObject({
+      files,
     });
   });
 

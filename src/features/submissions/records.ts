@@ -3,8 +3,9 @@ import { type Db, rowsOf } from '../../db/client.js';
 import { anyOf, stateIn } from '../../db/schema/columns.js';
 import { disputes, submissions, templates } from '../../db/schema/index.js';
 import { sendableStates } from '../../domain/states.js';
-import { ProcessorError, type ResponsePackage } from '../../processors/types.js';
+import { type AttachedFile, ProcessorError, type ResponsePackage } from '../../processors/types.js';
 import { type DisputeRow, type TemplateRow, templateOfDispute } from '../disputes/records.js';
+import { responseFilesOf } from '../responses/files.js';
 import { type DisputeEvent, recordDisputeEvents } from '../webhooks/events.js';
 import type { QueuedDispute, SubmissionResult, SubmitOutcome } from './port.js';
 
@@ -38,6 +39,8 @@ export interface Finish {
   attempt: JobAttempt;
   /** What was sent: a success announces it with `dispute.response.generated`. */
   response?: ResponsePackage;
+  /** The evidence files that went with it, listed in the same event. */
+  files?: readonly AttachedFile[];
 }
 
 /**
@@ -222,14 +225,18 @@ export async function finishMany(db: Db, items: Finish[]): Promise<boolean[]> {
           .for('share');
         for (const dispute of decidedRows) current.set(dispute.uid, dispute);
       }
-      for (const { claimed, response } of succeeded) {
+      for (const { claimed, response, files } of succeeded) {
         const dispute = current.get(claimed.dispute.uid);
         if (!dispute || !response) continue;
         updated.push({
           type: 'dispute.response.generated',
           dispute,
           template: templateOf.get(dispute.uid) ?? null,
-          extra: { evidence: response.evidence, response_document: response.document.id },
+          extra: {
+            evidence: response.evidence,
+            response_document: response.document.id,
+            response_files: responseFilesOf(files ?? []),
+          },
         });
       }
     }

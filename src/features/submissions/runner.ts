@@ -118,6 +118,7 @@ export class SubmissionRunner {
     const lease = renewLease(db, submission.id, leaseMs, log);
     let outcome: Outcome;
     let response: ResponsePackage | undefined;
+    let files: AttachedFile[] = [];
     try {
       const connection = await connectionFor(this.#deps, dispute, adapter);
       if ('error' in connection) {
@@ -125,7 +126,7 @@ export class SubmissionRunner {
       } else {
         const withPayments = await addPastPayments(db, adapter, connection, claimed, log);
         const references = fileReferences(submission.evidence, claimed.template?.fields ?? []);
-        const files = await attachedFiles(db, this.#files, submission, references);
+        files = await attachedFiles(db, this.#files, submission, references);
         response = await this.#documents.responseFor(withPayments);
         outcome = await callProcessor(adapter, connection, withPayments, response, files, log);
       }
@@ -154,7 +155,7 @@ export class SubmissionRunner {
     }
     // Outside the try: a database error here is ours, not the processor's. It propagates, and the attempt
     // stays pending for the job's retry to finish (the processor deduplicates on the idempotency key).
-    const finished = await this.#finishes.call({ claimed, outcome, attempt, response });
+    const finished = await this.#finishes.call({ claimed, outcome, attempt, response, files });
     if (!finished) return recordedOutcome((await loadSubmission(db, submission.id)).submission);
     if ('reference' in outcome) {
       log.info('submission succeeded');

@@ -27,7 +27,7 @@ export interface DeliveryDeps {
   db: Db;
   secrets: SecretBox;
   sender: WebhookSender;
-  /** Signs the `response_url` of `dispute.response.generated` payloads. */
+  /** Signs the `response_url` and the files' links of `dispute.response.generated` payloads. */
   links: DocumentLinks;
   now?: () => Date;
 }
@@ -131,6 +131,7 @@ export function webhookDeliverer(deps: DeliveryDeps): Deliver {
           livemode: delivery.livemode,
           data: delivery.data,
           responseUrl: typeof document === 'string' ? deps.links.url(document, attemptedAt) : null,
+          files: signedFiles(deps.links, delivery.data.response_files, attemptedAt),
         },
         endpointVersion(delivery.apiVersion),
       ),
@@ -151,6 +152,15 @@ export function webhookDeliverer(deps: DeliveryDeps): Deliver {
     }
     return recordFailure(deps, delivery, attemptedAt, result, attempt);
   };
+}
+
+/** The event's evidence files (none in events recorded before there were any), each with a fresh link. */
+function signedFiles(links: DocumentLinks, recorded: unknown, at: Date): Record<string, unknown>[] {
+  if (!Array.isArray(recorded)) return [];
+  return recorded.map((file: Record<string, unknown>) => ({
+    ...file,
+    url: typeof file.file === 'string' ? links.fileUrl(file.file, at) : null,
+  }));
 }
 
 /**

@@ -1,7 +1,6 @@
 import { CsvError, parse } from 'csv-parse/sync';
 import type { Logger } from '../../logger.js';
 import type { AdapterContext } from '../connection.js';
-import { documentOnly } from '../evidence-limits.js';
 import {
   type Capabilities,
   type EvidenceLimits,
@@ -21,6 +20,25 @@ import {
 } from './mapping.js';
 
 /**
+ * What the Disputes tool takes when documents are attached to a case
+ * (americanexpress.com/us/merchant/support-center/disputes/adding-documents-to-a-case.html): at most 5 MB
+ * a file, 25 MB in all, 20 pages and 5 files a case. The page names no file types; PDF and JPG are those
+ * of Amex's own list that this service keeps (Checkout.com's scheme table, checkout.com/docs/payments/
+ * process-disputes/dispute-evidence-file-requirements: PDF, JPG, TIFF, DOC, DOCX) (recommendation).
+ * Nothing goes through an API, so there are no slots: every file is in the response document too, and
+ * these limits tell the preview where the merchant's upload will be refused (docs/api.md, "Files").
+ */
+export const amexEvidenceLimits: EvidenceLimits = {
+  slots: {},
+  types: ['pdf', 'jpg'],
+  maxFileBytes: 5 * 1024 * 1024,
+  maxTotalBytes: 25 * 1024 * 1024,
+  maxPages: 20,
+  maxFiles: 5,
+  textLimits: {},
+};
+
+/**
  * American Express, for merchants with a direct Amex relationship. Amex publishes no merchant disputes API
  * (docs/architecture.md, "Amex"): disputes come from the report the Disputes tool of the Amex Merchant Account
  * downloads (`dispute import`), and a submission produces the response package for the merchant to upload
@@ -28,7 +46,7 @@ import {
  */
 export class AmexAdapter implements ProcessorAdapter {
   readonly name = 'amex';
-  readonly evidenceLimits: EvidenceLimits = documentOnly;
+  readonly evidenceLimits: EvidenceLimits = amexEvidenceLimits;
   readonly capabilities: Capabilities = {
     list: false,
     get: false,

@@ -32,12 +32,13 @@ export class RemoteMockAdapter extends MockAdapter {
 
 type Sent = Omit<SubmitEvidenceRequest, 'connection'>;
 
-/** The PDF travels as base64, as processors that take files in JSON expect it. */
+/** The PDF and the evidence files travel as base64, as processors that take files in JSON expect them. */
 export function toWire(request: Sent) {
   const { document } = request.response;
   return {
     ...request,
     response: { ...request.response, document: { ...document, pdf: document.pdf.toString('base64') } },
+    files: request.files.map((file) => ({ ...file, bytes: file.bytes.toString('base64') })),
   };
 }
 
@@ -46,6 +47,7 @@ export function fromWire(wire: ReturnType<typeof toWire>): Sent {
   return {
     ...wire,
     response: { ...wire.response, document: { ...document, pdf: Buffer.from(document.pdf, 'base64') } },
+    files: wire.files.map((file) => ({ ...file, bytes: Buffer.from(file.bytes, 'base64') })),
   };
 }
 

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { type AdapterContext, credentialProblem, readCredentials } from '../connection.js';
-import { documentOnly } from '../evidence-limits.js';
 import { checkPushAge, pushMaxAgeMs } from '../push-age.js';
 import {
   type Capabilities,
@@ -31,6 +30,22 @@ import { readWorldpayReport } from './report.js';
 
 const processor = 'worldpay';
 
+/**
+ * What the Worldpay Dashboard's upload form takes (help.worldpay.com/submitting-evidence): PDF and JPG
+ * files of at most 2 MB, at most 10 a submission, sent once. Nothing goes through an API, so there are no
+ * slots: every file is in the response document too, and these limits only tell the preview where the
+ * merchant's upload of the package and its files will be refused (docs/api.md, "Files").
+ */
+export const worldpayEvidenceLimits: EvidenceLimits = {
+  slots: {},
+  types: ['pdf', 'jpg'],
+  maxFileBytes: 2 * 1024 * 1024,
+  maxTotalBytes: null,
+  maxPages: null,
+  maxFiles: 10,
+  textLimits: {},
+};
+
 const credentialsSchema = z.object({
   webhook_key_id: z
     .union([
@@ -43,7 +58,7 @@ const credentialsSchema = z.object({
 
 export class WorldpayAdapter implements ProcessorAdapter {
   readonly name = processor;
-  readonly evidenceLimits: EvidenceLimits = documentOnly;
+  readonly evidenceLimits: EvidenceLimits = worldpayEvidenceLimits;
   readonly capabilities: Capabilities = {
     list: false,
     get: false,
@@ -66,7 +81,6 @@ export class WorldpayAdapter implements ProcessorAdapter {
   }
 
   /** Nothing is sent: the response package waits for the merchant to upload it in the Dashboard. */
-  /** Nothing is sent: the submission runner records and logs the package as waiting for upload. */
   async submitEvidence(_request: SubmitEvidenceRequest): Promise<SubmitEvidenceResult> {
     return { reference: null, delivery: 'portal' };
   }
