@@ -225,7 +225,7 @@ const settings = z.object({
   RENDER_THREADS: z.coerce.number().int().min(1).max(64).optional(),
   /** How long one render may hold its thread, counted from when a thread takes it. */
   RENDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
-  /** How long a signed link to a response document (`response_url`) stays valid. */
+  /** How long a signed link to a response document (`response_url`) or one of its files stays valid. */
   DOCUMENT_LINK_SECONDS: z.coerce
     .number()
     .int()
