@@ -95,8 +95,8 @@ export const sentDocument = (document: ResponsePackage['document']): SentFile =>
 
 /**
  * Refuses, permanently, a submission that sends a file over the processor's size or page limit, or files
- * over its total: the message names the file and the limit. Called before the first call, so nothing is
- * sent.
+ * over its count or total: the message names the file and the limit. Called before the first call, so
+ * nothing is sent.
  */
 export function checkEvidenceLimits(
   processor: string,
@@ -116,6 +116,10 @@ export function checkEvidenceLimits(
         `${file.label} has ${file.pages} pages, over the processor's limit of ${limits.maxPages} pages`,
       );
     }
+  }
+  const maxFiles = limits.maxFiles ?? null;
+  if (maxFiles !== null && sent.length > maxFiles) {
+    throw refuse(`The submission sends ${sent.length} files, over the processor's limit of ${maxFiles}`);
   }
   const total = sent.reduce((sum, file) => sum + file.size, 0);
   if (limits.maxTotalBytes !== null && total > limits.maxTotalBytes) {

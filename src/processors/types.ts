@@ -95,7 +95,7 @@ export interface EvidenceLimits {
   maxPages: number | null;
   /**
    * The most files one submission may carry, the response document included; absent or null: none
-   * (portal processors whose upload form counts files: Amex, Worldpay).
+   * (portal processors whose upload form counts files: Amex, Worldpay; checked by slot-uploads.ts).
    */
   maxFiles?: number | null;
   /** The longest text the processor keeps in an evidence field, by evidence key; `*` for any other. */

@@ -557,11 +557,11 @@ export async function startPaypalFake(options: PaypalFakeOptions = {}): Promise<
       (held(id).submissions.at(-1)?.documents ?? [])
         .filter(({ type }) => type !== 'OTHER')
         .map(({ type, bytes }) => ({ slot: type, bytes })),
+    // Every document PayPal holds, the response document included: one call carries them all.
     uploadCount: () =>
       [...disputes.values()]
         .flatMap((dispute) => dispute.submissions)
-        .flatMap((submission) => submission.documents)
-        .filter(({ type }) => type !== 'OTHER').length,
+        .flatMap((submission) => submission.documents).length,
     accepted: (id) => held(id).accepted,
     webhook(id, eventType = 'CUSTOMER.DISPUTE.UPDATED') {
       const event = {

@@ -6,9 +6,9 @@ import {
   openHttp,
   readCredentials,
 } from '../connection.js';
-import { checkEvidenceLimits, slottedFiles } from '../evidence-limits.js';
 import type { HttpAnswer } from '../http.js';
 import { checkPushAge, pushMaxAgeMs } from '../push-age.js';
+import { checkEvidenceLimits, sentAttached, sentDocument, slottedFiles } from '../slot-uploads.js';
 import {
   type AcceptDisputeRequest,
   type Capabilities,
@@ -171,13 +171,11 @@ export class PaypalAdapter implements ProcessorAdapter {
    * retry cannot send one twice; PayPal's file limits are checked before anything is asked.
    */
   async submitEvidence(request: SubmitEvidenceRequest): Promise<SubmitEvidenceResult> {
-    const sent = slottedFiles(this.evidenceLimits, request.files);
-    checkEvidenceLimits(
-      { name: this.name, label: 'PayPal' },
-      this.evidenceLimits,
-      sent,
-      request.response.document,
-    );
+    const slotted = slottedFiles(this.evidenceLimits, request.files);
+    checkEvidenceLimits(this.name, this.evidenceLimits, [
+      ...[...slotted.values()].flat().map(sentAttached),
+      sentDocument(request.response.document),
+    ]);
     const client = this.#client(request.connection);
     const { id } = request.dispute;
     const dispute = await this.#existing(client, id, { idempotent: false });
@@ -189,7 +187,7 @@ export class PaypalAdapter implements ProcessorAdapter {
       method: 'POST',
       path: `${disputePath(id)}/provide-evidence`,
       headers: { 'paypal-request-id': request.idempotencyKey },
-      multipart: evidenceForm(request, sent),
+      multipart: evidenceForm(request, slotted),
     });
     return { reference: null };
   }

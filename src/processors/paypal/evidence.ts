@@ -1,5 +1,4 @@
 import { fileContentTypes } from '../../domain/evidence-files.js';
-import type { SlottedFile } from '../evidence-limits.js';
 import type { FormPart } from '../multipart.js';
 import type { AttachedFile, SubmitEvidenceRequest } from '../types.js';
 import type { PaypalDispute } from './mapping.js';
@@ -65,26 +64,31 @@ export function fileDocumentName(file: AttachedFile): string {
 
 /**
  * The multipart body of provide-evidence: one OTHER evidence with the notes and the response PDF, then one
- * evidence per evidence type the files go in (paypalEvidenceLimits), each naming its files, with their
- * descriptions as its notes; every file in an `evidence-file` part of its own, in the same single call.
+ * evidence per evidence type the files go in (`slotted`: paypalEvidenceLimits' types, with their files),
+ * each naming its files, with their descriptions as its notes; every file in an `evidence-file` part of
+ * its own, in the same single call.
  */
-export function evidenceForm(request: SubmitEvidenceRequest, sent: readonly SlottedFile[]): FormPart[] {
+export function evidenceForm(
+  request: SubmitEvidenceRequest,
+  slotted: ReadonlyMap<string, readonly AttachedFile[]>,
+): FormPart[] {
   const name = documentName(request);
-  const named = sent.map(({ file, slot }) => ({ file, slot, name: fileDocumentName(file) }));
-  const types = [...new Set(named.map(({ slot }) => slot))];
+  const typed = [...slotted].map(([type, files]) => ({
+    type,
+    files: files.map((file) => ({ file, name: fileDocumentName(file) })),
+  }));
   const input = {
     evidences: [
       { evidence_type: 'OTHER', notes: evidenceNotes(request.response.evidence), documents: [{ name }] },
-      ...types.map((type) => {
-        const ofType = named.filter(({ slot }) => slot === type);
-        const notes = ofType
+      ...typed.map(({ type, files }) => {
+        const notes = files
           .filter(({ file }) => file.description !== null && file.description.trim() !== '')
           .map(({ file, name }) => `${name}: ${file.description}`)
           .join('\n');
         return {
           evidence_type: type,
           ...(notes !== '' && { notes: withinNotes(notes) }),
-          documents: ofType.map(({ name }) => ({ name })),
+          documents: files.map(({ name }) => ({ name })),
         };
       }),
     ],
@@ -97,12 +101,14 @@ export function evidenceForm(request: SubmitEvidenceRequest, sent: readonly Slot
       filename: name,
       contentType: 'application/pdf',
     },
-    ...named.map(({ file, name }) => ({
-      name: 'evidence-file',
-      value: file.bytes,
-      filename: name,
-      contentType: fileContentTypes[file.type],
-    })),
+    ...typed.flatMap(({ files }) =>
+      files.map(({ file, name }) => ({
+        name: 'evidence-file',
+        value: file.bytes,
+        filename: name,
+        contentType: fileContentTypes[file.type],
+      })),
+    ),
   ];
 }
 

@@ -458,12 +458,12 @@ describe('PayPal specifics', () => {
       expect(error).toBeInstanceOf(ProcessorError);
       expect(error).toMatchObject({ retryable: false, processor: 'paypal' });
       expect(error.message).toBe(
-        "Not sent: evidence file 'file_contractbigscan00001' (scan.pdf) is 10,485,760 bytes, over PayPal's limit of 10,485,759 bytes a file.",
+        "The file file_contractbigscan00001 (scan.pdf) is 10485760 bytes, over the processor's limit of 10 MB (10485759 bytes) a file; nothing was sent.",
       );
       const total = await adapter.submitEvidence(together).catch((e) => e);
       expect(total).toMatchObject({ retryable: false });
       expect(total.message).toMatch(
-        /^Not sent: the evidence files and the response document are 56,623,\d{3} bytes together, over PayPal's limit of 52,428,800 bytes a submission\.$/,
+        /^The files of the submission are 56623\d{3} bytes together, over the processor's limit of 50 MB \(52428800 bytes\) in all; nothing was sent\.$/,
       );
       expect(fake.calls).toHaveLength(before);
       expect(fake.submissionCount(id)).toBe(0);
