@@ -160,15 +160,15 @@ describe('the files of a response package', () => {
       },
     ]);
     const expected = [
-      [receipt, 'image/png', 'receipt_4711.png'],
-      [delivery, 'image/jpeg', 'delivery.jpg'],
-      [messages, 'application/pdf', 'messages.pdf'],
+      [receipt, 'image/png', `filename="receipt _4711_.png"; filename*=UTF-8''receipt%20%224711%22.png`],
+      [delivery, 'image/jpeg', `filename="delivery.jpg"; filename*=UTF-8''delivery.jpg`],
+      [messages, 'application/pdf', `filename="messages.pdf"; filename*=UTF-8''messages.pdf`],
     ] as const;
     for (const [index, [file, type, name]] of expected.entries()) {
       const answer = await download(listed[index]?.url ?? '');
       expect(answer.status).toBe(200);
       expect(answer.headers['content-type']).toBe(type);
-      expect(answer.headers['content-disposition']).toBe(`attachment; filename="${name}"`);
+      expect(answer.headers['content-disposition']).toBe(`attachment; ${name}`);
       expect(answer.headers['x-content-type-options']).toBe('nosniff');
       expect(answer.headers['cache-control']).toBe('private, no-store');
       expect(answer.body.equals(file.bytes)).toBe(true);

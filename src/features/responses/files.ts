@@ -5,7 +5,7 @@ import { files } from '../../db/schema/index.js';
 import type { EvidenceFileCategory, FileReference, FileType } from '../../domain/evidence-files.js';
 import type { AttachedFile } from '../../processors/types.js';
 import type { FileOwner } from '../files/attachments.js';
-import { postgresFileStorage } from '../files/storage.js';
+import type { FileStorage } from '../files/storage.js';
 
 /**
  * The evidence files of a response package (docs/api.md, "Endpoints"): what `GET …/response` and the
@@ -75,13 +75,16 @@ export async function responseFiles(
   });
 }
 
-/** A file's bytes with what names them, for its signed download link; undefined when it is gone. */
-export async function loadLinkedFile(db: Db, fileId: string) {
+/**
+ * A file's bytes with what names them, for its signed download link, whoever's it is (the link is the
+ * credential); undefined when it is gone.
+ */
+export async function loadLinkedFile(db: Db, storage: FileStorage, fileId: string) {
   const [row] = await db
     .select({ filename: files.filename, type: files.type })
     .from(files)
     .where(eq(files.id, fileId));
   if (!row) return undefined;
-  const bytes = (await postgresFileStorage(db).get([fileId])).get(fileId);
+  const bytes = (await storage.get([fileId])).get(fileId);
   return bytes && { ...row, bytes };
 }
