@@ -102,28 +102,48 @@ export const evidenceLayout = String.raw`
   row((label, pair.value), (pair.label, pair.value), (${g.labelWidth}pt - 2 * gap, width - ${g.labelWidth}pt), ${g.bodySize}pt, 0.5pt + colors.rule)
 }
 
-// An item's cells, and under them its detail: the cells stick to the detail, so that a page break never
-// parts an item from its long text, which itself may break across pages.
+// An image the model names by a path in the workspace (documents/pdf.ts maps the bytes there), at the
+// size in points the model gives (domain/evidence-attachments.ts).
+#let picture(drawn) = image(drawn.path, width: drawn.width * 1pt, height: drawn.height * 1pt)
+
+// An attachment whose pages follow the document: its place is known only once the document's own pages
+// are counted, so its last cell is written here from the numbers the model gives.
+#let cells-of(item) = {
+  let appended = item.at("appended", default: none)
+  if appended == none { return item.cells }
+  let pages = context {
+    let own = counter(page).final().first()
+    [Pages #(own + appended.first) to #(own + appended.last) of this file, after this document]
+  }
+  item.cells.slice(0, -1) + (pages,)
+}
+
+// An item's cells, and under them its detail and its image: the cells stick to them, so that a page break
+// never parts an item from its long text, which itself may break across pages.
 #let items(t) = {
   set text(size: ${g.cellSize}pt)
   let widths = column-widths(t)
   for item in t.rows {
-    if item.detail == none {
-      row(item.cells, item.cells, widths, ${g.cellSize}pt, 0.5pt + colors.rule)
+    let drawn = item.at("image", default: none)
+    if item.detail == none and drawn == none {
+      row(cells-of(item), item.cells, widths, ${g.cellSize}pt, 0.5pt + colors.rule)
     } else {
-      row(item.cells, item.cells, widths, ${g.cellSize}pt, none, sticky: true)
+      row(cells-of(item), item.cells, widths, ${g.cellSize}pt, none, sticky: true)
       block(above: 0pt, below: 0pt, width: 100%, inset: (top: 1pt, bottom: 3pt, left: ${g.detailIndent}pt),
-        stroke: (bottom: 0.5pt + colors.rule), text(fill: colors.detail, item.detail))
+        stroke: (bottom: 0.5pt + colors.rule), {
+          if item.detail != none { text(fill: colors.detail, item.detail) }
+          if drawn != none { block(above: 4pt, below: 2pt, picture(drawn)) }
+        })
     }
   }
 }
 
 // A table with a header: the header, marked where it starts, sticks to the first row; the end is marked
-// after the last, for the page header above.
+// after the last, for the page header above, inside the table's block: a mark between blocks would move
+// to the next page with the block after it (an image that does not fit), and the header with it.
 #let with-header(index, part, body) = {
   block(sticky: true, header(part) + [#metadata(index) <table-start>])
-  body
-  [#metadata(index) <table-end>]
+  block(above: 0pt, below: 0pt, body + [#metadata(index) <table-end>])
 }
 
 #text(size: 20pt, weight: "bold", doc.title)
@@ -134,6 +154,13 @@ export const evidenceLayout = String.raw`
     block(above: 18pt, below: 8pt, text(size: 13pt, weight: "bold", part.text))
   } else if part.kind == "paragraph" {
     block(below: 7pt, part.text)
+  } else if part.kind == "image" {
+    // An evidence image under its category and caption, all on one page (the model sizes it to fit).
+    block(above: 18pt, below: 0pt, breakable: false, {
+      block(below: 4pt, text(size: 13pt, weight: "bold", part.title))
+      block(below: 8pt, text(fill: colors.muted, part.caption))
+      picture(part.image)
+    })
   } else {
     v(18pt, weak: true)
     if part.kind == "pairs" { with-header(index, part, pairs(part.rows)) } else {

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { NodeCompiler } from '@myriaddreamin/typst-ts-node-compiler';
+import { PDFDocument } from 'pdf-lib';
 import type { EvidenceDocument } from '../domain/evidence-document.js';
 import { evidenceLayout } from './evidence-layout.js';
 
@@ -9,11 +10,30 @@ import { evidenceLayout } from './evidence-layout.js';
  * documents/evidence-layout.ts. The model goes in as JSON, which the layout reads as data. The same model
  * gives the same bytes: the file is dated by the model's `generatedAt`, never the clock.
  *
+ * The images the model draws are mapped into Typst's in-memory workspace at the paths the model gives
+ * them (`/files/0.png`, made by domain/evidence-attachments.ts, never from a merchant's text), from
+ * `files` (bytes by file id), and unmapped after: no render sees another's files.
+ *
  * Synchronous and CPU-bound: call it from a render thread (documents/render-pool.ts), never the main one.
  */
-export function renderPdf(model: EvidenceDocument): Buffer {
+export function renderPdf(model: EvidenceDocument, files: FileBytes = new Map()): Buffer {
   const typst = compiler();
   typst.mapShadow(modelPath, Buffer.from(JSON.stringify(model)));
+  const mapped: string[] = [];
+  try {
+    for (const { path, file } of model.files.images) {
+      const bytes = files.get(file);
+      if (!bytes) throw new Error(`the bytes of ${file} are missing`);
+      mapped.push(workspace + path);
+      typst.mapShadow(workspace + path, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    }
+    return layOut(typst, model);
+  } finally {
+    for (const path of mapped) typst.unmapShadow(path);
+  }
+}
+
+function layOut(typst: NodeCompiler, model: EvidenceDocument): Buffer {
   let pdf: Buffer;
   try {
     // Compiled and written in one call: a compiled document handed to JavaScript holds megabytes of
@@ -33,6 +53,27 @@ export function renderPdf(model: EvidenceDocument): Buffer {
   rendered += 1;
   if (rendered % sweepEvery === 0) typst.evictCache(1);
   return pdf;
+}
+
+/** Files' bytes by file id, as a render thread receives them. */
+export type FileBytes = ReadonlyMap<string, Uint8Array>;
+
+/**
+ * The whole response document: the laid-out PDF, then the pages of each attached PDF the model appends,
+ * in order (copied with pdf-lib). The same model and files give the same bytes: nothing is dated or
+ * stamped on the way (`updateMetadata: false`), so the file keeps the model's date.
+ */
+export async function renderDocument(model: EvidenceDocument, files: FileBytes = new Map()): Promise<Buffer> {
+  const pdf = renderPdf(model, files);
+  if (model.files.appended.length === 0) return pdf;
+  const document = await PDFDocument.load(pdf, { updateMetadata: false });
+  for (const file of model.files.appended) {
+    const bytes = files.get(file);
+    if (!bytes) throw new Error(`the bytes of ${file} are missing`);
+    const attached = await PDFDocument.load(bytes, { updateMetadata: false });
+    for (const page of await document.copyPages(attached, attached.getPageIndices())) document.addPage(page);
+  }
+  return Buffer.from(await document.save());
 }
 
 /** The folder Typst sees, in memory only; the layout reads the model from `/document.json` in it. */

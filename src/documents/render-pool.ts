@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { EvidenceDocument } from '../domain/evidence-document.js';
+import type { FileBytes } from './pdf.js';
 import type { RenderAnswer, RenderTask } from './pdf-thread.js';
 
 /**
@@ -31,10 +32,14 @@ export class RenderPool {
     this.#threadFile = options.threadFile ?? pdfThreadFile;
   }
 
-  /** Renders `model` for `tenant` (an organisation id), whose renders take turns with other tenants'. */
-  render(model: EvidenceDocument, tenant: string): Promise<Buffer> {
+  /**
+   * Renders `model` for `tenant` (an organisation id), whose renders take turns with other tenants'.
+   * `files` holds the bytes of the files the model shows, by id: those it names are copied when a thread
+   * takes the render, and the copies moved to it; a waiting render holds only the caller's own bytes.
+   */
+  render(model: EvidenceDocument, tenant: string, files: FileBytes = new Map()): Promise<Buffer> {
     return new Promise((resolve, reject) => {
-      const task: Task = { id: this.#nextId++, model, resolve, reject };
+      const task: Task = { id: this.#nextId++, model, files, resolve, reject };
       const line = this.#waiting.get(tenant);
       if (line) line.push(task);
       else this.#waiting.set(tenant, [task]);
@@ -85,7 +90,9 @@ export class RenderPool {
 
   #run(thread: Thread, task: Task): void {
     try {
-      thread.worker.postMessage({ id: task.id, model: task.model } satisfies RenderTask);
+      const files = ownCopies(task.model, task.files);
+      const transfer = [...files.values()].map((bytes) => bytes.buffer as ArrayBuffer);
+      thread.worker.postMessage({ id: task.id, model: task.model, files } satisfies RenderTask, transfer);
     } catch (error) {
       // A model that cannot be sent fails alone; the thread never saw it and stays idle.
       task.reject(error instanceof Error ? error : new Error(String(error)));
@@ -166,9 +173,24 @@ export interface RenderPoolOptions {
   threadFile?: URL;
 }
 
+/**
+ * The bytes the model names, each in a buffer of its own: a Buffer may be a view into a larger one (a
+ * pool, a database row's), which must be neither sent whole nor moved away from its owner.
+ */
+function ownCopies(model: EvidenceDocument, files: FileBytes): Map<string, Uint8Array> {
+  const named = [...model.files.images.map(({ file }) => file), ...model.files.appended];
+  const copies = new Map<string, Uint8Array>();
+  for (const file of named) {
+    const bytes = files.get(file);
+    if (bytes && !copies.has(file)) copies.set(file, new Uint8Array(bytes));
+  }
+  return copies;
+}
+
 interface Task {
   id: number;
   model: EvidenceDocument;
+  files: FileBytes;
   resolve(pdf: Buffer): void;
   reject(error: Error): void;
 }

@@ -23,6 +23,10 @@ import { bodyLines, scanPlaceholders } from './template-body.js';
  * The same expansion is the evidence dictionary's `uncategorized_text`, so bounding the document bounds it.
  * Both figures are upper bounds: characters are at least `documentText`'s, and pages over-estimate the PDF
  * layout (docs/api.md, "The size of the response document").
+ *
+ * Drawn images count by the height they are drawn at. The pages of attached PDFs, appended after the
+ * document, do not count: the limits bound the layout's cost, and appended pages cost no layout, only a
+ * copy bounded by the files' own limits (20 files, 20 MB a dispute).
  */
 
 export interface DocumentSize {
@@ -127,6 +131,7 @@ function tableHeight(table: EvidenceTable): number {
     const cells = row.cells.map((cell, at) => wrappedLines(cell, widths[at] ?? available, cellSize));
     height += Math.max(1, ...cells) * cellLine + rowPadding;
     if (row.detail) height += wrappedLines(row.detail, detailWidth, bodySize) * bodyLine + 4;
+    if (row.image) height += row.image.height + rowPadding;
   }
   return height;
 }
@@ -135,6 +140,11 @@ function blockHeight(block: DocumentBlock): number {
   if (block.kind === 'heading') return headingHeight;
   if (block.kind === 'paragraph') return wrappedLines(block.text, contentWidth, bodySize) * bodyLine + 7;
   if (block.kind === 'pairs') return pairsHeight(block.rows);
+  // An image starts a page when the rest of the page cannot hold it: counted as its own page then.
+  if (block.kind === 'image') {
+    const height = headingHeight + bodyLine + block.image.height;
+    return height > contentHeight / 2 ? contentHeight : height;
+  }
   return tableHeight(block.table);
 }
 

@@ -1,15 +1,24 @@
 import { type DisputeRecord, fillingAttributes, formatTimestamp } from './disputes.js';
 import { own } from './evidence.js';
 import {
+  attachmentBlocks,
+  type DocumentFile,
+  type DocumentFiles,
+  type DocumentProductImage,
+  ImagePlacer,
+  withProductImages,
+} from './evidence-attachments.js';
+import {
   type EvidenceValue,
   formatAmount,
   formatField,
   formatMoment,
+  humanize,
   joined,
   nonEmpty,
   placeholderValues,
 } from './evidence-format.js';
-import { type EvidenceTable, itemTables } from './evidence-tables.js';
+import { type DrawnImage, type EvidenceTable, itemTables } from './evidence-tables.js';
 import { bodyText, renderTemplateBody, type SectionKey, sectionKeys } from './template-body.js';
 import type { TemplateField } from './templates.js';
 
@@ -37,6 +46,10 @@ export interface EvidenceDocumentInput {
   template: EvidenceTemplate | null;
   /** Dates the document (and the PDF's creation date), so that rendering again gives the same bytes. */
   generatedAt: Date;
+  /** The evidence files the submission carries, in order (domain/evidence-attachments.ts); none if absent. */
+  files?: DocumentFile[];
+  /** The products' kept images (the dispute's `product_images`); none if absent. */
+  productImages?: DocumentProductImage[];
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -98,7 +111,8 @@ export type DocumentBlock =
   | { kind: 'heading'; text: string }
   | { kind: 'paragraph'; text: string }
   | { kind: 'table'; table: EvidenceTable }
-  | { kind: 'pairs'; title: string; rows: LabelledValue[] };
+  | { kind: 'pairs'; title: string; rows: LabelledValue[] }
+  | { kind: 'image'; title: string; caption: string; image: DrawnImage };
 
 /** What a reviewer reads, renderer-neutral: the PDF and `documentText` draw the same model. */
 export interface EvidenceDocument {
@@ -109,12 +123,9 @@ export interface EvidenceDocument {
   generatedAt: Date;
   summary: LabelledValue[];
   blocks: DocumentBlock[];
+  /** The images' paths and the files whose pages follow the document's: what the renderer loads. */
+  files: DocumentFiles;
 }
-
-const humanize = (code: string) => {
-  const words = code.replace(/[_\-.]+/g, ' ').trim();
-  return words.charAt(0).toUpperCase() + words.slice(1);
-};
 
 function summaryRows(dispute: DisputeRecord): LabelledValue[] {
   const customer = joined([dispute.customerName, dispute.customerEmail && `<${dispute.customerEmail}>`], ' ');
@@ -154,7 +165,9 @@ function summaryRows(dispute: DisputeRecord): LabelledValue[] {
  */
 export function buildEvidenceDocument(input: EvidenceDocumentInput): EvidenceDocument {
   const { dispute, template, generatedAt } = input;
+  const placer = new ImagePlacer();
   const tables = itemTables(dispute);
+  tables.products = withProductImages(tables.products, dispute.products, input.productImages ?? [], placer);
   const body = template?.body ? renderTemplateBody(template.body, placeholderValues(input)) : [];
   const blocks: DocumentBlock[] =
     body.length > 0 ? [{ kind: 'heading', text: template?.name || 'Response' }] : [];
@@ -173,6 +186,7 @@ export function buildEvidenceDocument(input: EvidenceDocumentInput): EvidenceDoc
     .sort(byKey)
     .map(([key, value]) => ({ label: humanize(key), value: formatField(value, types.get(key), dispute) }));
   if (fields.length > 0) blocks.push({ kind: 'pairs', title: 'Evidence fields', rows: fields });
+  blocks.push(...attachmentBlocks(input.files ?? [], placer));
 
   return {
     title: 'Dispute response',
@@ -181,6 +195,7 @@ export function buildEvidenceDocument(input: EvidenceDocumentInput): EvidenceDoc
     generatedAt,
     summary: summaryRows(dispute),
     blocks,
+    files: placer.files,
   };
 }
 
@@ -188,6 +203,7 @@ export function buildEvidenceDocument(input: EvidenceDocumentInput): EvidenceDoc
 // Plain text.
 
 const indent = (text: string, prefix: string) => text.replace(/^(?=.)/gm, prefix);
+const imageText = (image: DrawnImage) => `[Image ${image.file}]`;
 
 /** The model as plain text: headings underlined, tables as numbered records of `Label: value` lines. */
 export function documentText(model: EvidenceDocument): string {
@@ -199,6 +215,7 @@ export function documentText(model: EvidenceDocument): string {
     if (block.kind === 'heading') out.push(heading(block.text));
     else if (block.kind === 'paragraph') out.push(block.text);
     else if (block.kind === 'pairs') out.push(heading(block.title), pairs(block.rows));
+    else if (block.kind === 'image') out.push(heading(block.title), block.caption, imageText(block.image));
     else {
       const { table } = block;
       out.push(heading(table.title));
@@ -209,6 +226,7 @@ export function documentText(model: EvidenceDocument): string {
         });
         out.push(`${index + 1}. ${indent(cells.join('\n'), '   ').trimStart()}`);
         if (row.detail) out.push(indent(row.detail, '   '));
+        if (row.image) out.push(indent(imageText(row.image), '   '));
       });
     }
   }

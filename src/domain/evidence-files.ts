@@ -86,3 +86,43 @@ export function fileReferences(
   const seen = new Set<string>();
   return references.filter(({ file }) => !seen.has(file) && seen.add(file));
 }
+
+/**
+ * What a processor takes as evidence, checked before anything is sent and shown as the preview's warnings
+ * (docs/api.md, "Files"). From the processor's public documentation; each adapter keeps its own
+ * (`ProcessorAdapter.evidenceLimits`, processors/types.ts).
+ */
+export interface EvidenceLimits {
+  /**
+   * The processor's own slot for each category it takes files in (its field or document type name). A
+   * category without one is shown in the response document rather than sent on its own.
+   */
+  slots: Partial<Record<EvidenceFileCategory, string>>;
+  /** The file types the slots take. */
+  types: readonly FileType[];
+  /** The largest file one slot takes, in bytes; null: no documented limit. */
+  maxFileBytes: number | null;
+  /** The most all files of one submission (the response document included) may weigh; null: none. */
+  maxTotalBytes: number | null;
+  /** The most pages a PDF may have; null: none. */
+  maxPages: number | null;
+  /**
+   * The most files one submission may carry, the response document included; absent or null: none
+   * (portal processors whose upload form counts files: Amex, Worldpay).
+   */
+  maxFiles?: number | null;
+  /** The longest text the processor keeps in an evidence field, by evidence key; `*` for any other. */
+  textLimits: Readonly<Record<string, number>>;
+}
+
+/**
+ * The processor slot a file is sent in on its own: its category has one and the slot takes its type.
+ * Null: the file is in the response document instead (an image drawn, a PDF's pages appended).
+ */
+export function slotOf(
+  limits: Pick<EvidenceLimits, 'slots' | 'types'>,
+  file: { category: EvidenceFileCategory; type: FileType },
+): string | null {
+  const slot = limits.slots[file.category];
+  return slot && limits.types.includes(file.type) ? slot : null;
+}

@@ -115,3 +115,9 @@ export function placeholderValues(input: {
   }
   return values;
 }
+
+/** A code as words: `access_activity_log` is "Access activity log". */
+export const humanize = (code: string) => {
+  const words = code.replace(/[_\-.]+/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+};

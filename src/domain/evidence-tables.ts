@@ -15,10 +15,32 @@ export interface TableRow {
   cells: string[];
   /** Long text shown under the row across the table's width (a message's body, a product's description). */
   detail: string | null;
+  /** An image drawn under the row (a product's thumbnail). */
+  image?: DrawnImage;
+  /**
+   * The attachment's pages among those appended after the document: the layout turns them into the
+   * file's page numbers (the document's own count is known only once it is laid out).
+   */
+  appended?: AppendedPages;
+}
+
+/** An image on the page: where the renderer maps its bytes, which file they are, its size in points. */
+export interface DrawnImage {
+  path: string;
+  file: string;
+  width: number;
+  height: number;
+}
+
+/** An attachment's first and last page among the pages appended after the document. */
+export interface AppendedPages {
+  first: number;
+  last: number;
 }
 
 export interface EvidenceTable {
-  section: SectionKey;
+  /** The item section it shows, or the list of evidence files. */
+  section: SectionKey | 'attachments';
   title: string;
   columns: TableColumn[];
   rows: TableRow[];

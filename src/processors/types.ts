@@ -1,5 +1,5 @@
 import type { EvidencePackage, PastPayment } from '../domain/evidence.js';
-import type { EvidenceFileCategory, FileType } from '../domain/evidence-files.js';
+import type { EvidenceFileCategory, EvidenceLimits, FileType } from '../domain/evidence-files.js';
 import { Failure } from '../domain/failure.js';
 import type { DisputeState } from '../domain/states.js';
 import type { checks, kinds, Reason } from '../domain/vocabulary.js';
@@ -75,32 +75,8 @@ export interface AttachedFile {
   bytes: Buffer;
 }
 
-/**
- * What a processor takes as evidence, checked before anything is sent and shown as the preview's warnings
- * (docs/api.md, "Files"). From the processor's public documentation; each adapter keeps its own.
- */
-export interface EvidenceLimits {
-  /**
-   * The processor's own slot for each category it takes files in (its field or document type name). A
-   * category without one is shown in the response document rather than sent on its own.
-   */
-  slots: Partial<Record<EvidenceFileCategory, string>>;
-  /** The file types the slots take. */
-  types: readonly FileType[];
-  /** The largest file one slot takes, in bytes; null: no documented limit. */
-  maxFileBytes: number | null;
-  /** The most all files of one submission (the response document included) may weigh; null: none. */
-  maxTotalBytes: number | null;
-  /** The most pages a PDF may have; null: none. */
-  maxPages: number | null;
-  /**
-   * The most files one submission may carry, the response document included; absent or null: none
-   * (portal processors whose upload form counts files: Amex, Worldpay; checked by slot-uploads.ts).
-   */
-  maxFiles?: number | null;
-  /** The longest text the processor keeps in an evidence field, by evidence key; `*` for any other. */
-  textLimits: Readonly<Record<string, number>>;
-}
+/** What a processor takes as evidence: its home is the domain, where the preview's warnings read it. */
+export type { EvidenceLimits };
 
 /** What src/features/responses/documents.ts renders from a submission (docs/api.md, "Templates and response documents"). */
 export interface ResponsePackage {

@@ -20,7 +20,9 @@ function pool(threads: number, timeoutMs = 30_000, threadFile?: URL): RenderPool
 const fixturePool = (threads: number, timeoutMs = 30_000) =>
   pool(threads, timeoutMs, new URL('../fixtures/render-thread.ts', import.meta.url));
 
-const model = (behaviour: FixtureBehaviour) => ({ title: JSON.stringify(behaviour) }) as EvidenceDocument;
+const noFiles = { images: [], appended: [] };
+const model = (behaviour: FixtureBehaviour) =>
+  ({ title: JSON.stringify(behaviour), files: noFiles }) as unknown as EvidenceDocument;
 
 /** Renders the fixture's `label` documents, noting the order they finish in. */
 function renderAll(
@@ -68,7 +70,7 @@ describe('RenderPool with the PDF renderer', () => {
   });
 
   it('fails only the render that failed, and goes on rendering', async () => {
-    const broken = { blocks: 'not a list' } as unknown as EvidenceDocument;
+    const broken = { blocks: 'not a list', files: noFiles } as unknown as EvidenceDocument;
     await expect(renders.render(broken, 'org_a')).rejects.toThrow('rendering the PDF failed');
     const pdf = await renders.render(buildEvidenceDocument(fullSubmission(1)), 'org_a');
     expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
