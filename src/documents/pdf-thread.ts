@@ -10,15 +10,20 @@ export interface RenderTask {
   id: number;
   model: EvidenceDocument;
   files: FileBytes;
+  /** Whether the answer counts the PDF's pages (null when not counted). */
+  countPages: boolean;
 }
 
-export type RenderAnswer = { id: number; pdf: Uint8Array } | { id: number; error: string };
+export type RenderAnswer =
+  | { id: number; pdf: Uint8Array; pages: number | null }
+  | { id: number; error: string };
 
-parentPort?.on('message', async ({ id, model, files }: RenderTask) => {
+parentPort?.on('message', async ({ id, model, files, countPages }: RenderTask) => {
   let answer: RenderAnswer;
   try {
     // A copy of the bytes of its own: a Buffer may be a view into a pool that must not be transferred.
-    answer = { id, pdf: new Uint8Array(await renderDocument(model, files)) };
+    const { pdf, pages } = await renderDocument(model, files, countPages);
+    answer = { id, pdf: new Uint8Array(pdf), pages };
   } catch (error) {
     answer = { id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) };
   }

@@ -61,19 +61,25 @@ export type FileBytes = ReadonlyMap<string, Uint8Array>;
 /**
  * The whole response document: the laid-out PDF, then the pages of each attached PDF the model appends,
  * in order (copied with pdf-lib). The same model and files give the same bytes: nothing is dated or
- * stamped on the way (`updateMetadata: false`), so the file keeps the model's date.
+ * stamped on the way (`updateMetadata: false`), so the file keeps the model's date. Its pages are counted
+ * when appending, or when asked (`countPages`, the preview's figure); null otherwise.
  */
-export async function renderDocument(model: EvidenceDocument, files: FileBytes = new Map()): Promise<Buffer> {
+export async function renderDocument(
+  model: EvidenceDocument,
+  files: FileBytes = new Map(),
+  countPages = false,
+): Promise<{ pdf: Buffer; pages: number | null }> {
   const pdf = renderPdf(model, files);
-  if (model.files.appended.length === 0) return pdf;
+  if (model.files.appended.length === 0 && !countPages) return { pdf, pages: null };
   const document = await PDFDocument.load(pdf, { updateMetadata: false });
+  if (model.files.appended.length === 0) return { pdf, pages: document.getPageCount() };
   for (const file of model.files.appended) {
     const bytes = files.get(file);
     if (!bytes) throw new Error(`the bytes of ${file} are missing`);
     const attached = await PDFDocument.load(bytes, { updateMetadata: false });
     for (const page of await document.copyPages(attached, attached.getPageIndices())) document.addPage(page);
   }
-  return Buffer.from(await document.save());
+  return { pdf: Buffer.from(await document.save()), pages: document.getPageCount() };
 }
 
 /** The folder Typst sees, in memory only; the layout reads the model from `/document.json` in it. */

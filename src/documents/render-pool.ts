@@ -37,9 +37,23 @@ export class RenderPool {
    * `files` holds the bytes of the files the model shows, by id: those it names are copied when a thread
    * takes the render, and the copies moved to it; a waiting render holds only the caller's own bytes.
    */
-  render(model: EvidenceDocument, tenant: string, files: FileBytes = new Map()): Promise<Buffer> {
-    return new Promise((resolve, reject) => {
-      const task: Task = { id: this.#nextId++, model, files, resolve, reject };
+  async render(model: EvidenceDocument, tenant: string, files: FileBytes = new Map()): Promise<Buffer> {
+    return (await this.#enqueue(model, tenant, files, false)).pdf;
+  }
+
+  /** As `render`, with the PDF's pages counted (the appended ones included). */
+  async renderCounted(
+    model: EvidenceDocument,
+    tenant: string,
+    files: FileBytes = new Map(),
+  ): Promise<{ pdf: Buffer; pages: number }> {
+    const { pdf, pages } = await this.#enqueue(model, tenant, files, true);
+    return { pdf, pages: pages ?? 0 };
+  }
+
+  #enqueue(model: EvidenceDocument, tenant: string, files: FileBytes, countPages: boolean) {
+    return new Promise<Rendered>((resolve, reject) => {
+      const task: Task = { id: this.#nextId++, model, files, countPages, resolve, reject };
       const line = this.#waiting.get(tenant);
       if (line) line.push(task);
       else this.#waiting.set(tenant, [task]);
@@ -92,7 +106,8 @@ export class RenderPool {
     try {
       const files = ownCopies(task.model, task.files);
       const transfer = [...files.values()].map((bytes) => bytes.buffer as ArrayBuffer);
-      thread.worker.postMessage({ id: task.id, model: task.model, files } satisfies RenderTask, transfer);
+      const { id, model, countPages } = task;
+      thread.worker.postMessage({ id, model, files, countPages } satisfies RenderTask, transfer);
     } catch (error) {
       // A model that cannot be sent fails alone; the thread never saw it and stays idle.
       task.reject(error instanceof Error ? error : new Error(String(error)));
@@ -149,7 +164,10 @@ export class RenderPool {
       clearTimeout(running.timer);
       thread.running = undefined;
       if ('pdf' in answer)
-        running.task.resolve(Buffer.from(answer.pdf.buffer, answer.pdf.byteOffset, answer.pdf.length));
+        running.task.resolve({
+          pdf: Buffer.from(answer.pdf.buffer, answer.pdf.byteOffset, answer.pdf.length),
+          pages: answer.pages,
+        });
       else running.task.reject(new Error(`rendering the PDF failed: ${answer.error}`));
       this.#dispatch();
       if (!thread.running) worker.unref();
@@ -191,8 +209,14 @@ interface Task {
   id: number;
   model: EvidenceDocument;
   files: FileBytes;
-  resolve(pdf: Buffer): void;
+  countPages: boolean;
+  resolve(rendered: Rendered): void;
   reject(error: Error): void;
+}
+
+interface Rendered {
+  pdf: Buffer;
+  pages: number | null;
 }
 
 interface Thread {

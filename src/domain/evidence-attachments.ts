@@ -25,6 +25,8 @@ export interface DocumentFile {
   pixels: PixelSize | null;
   /** The processor slot it is sent in on its own (`slotOf`); null: it is in the document. */
   slot: string | null;
+  /** Removed since the document was first rendered (with a person's data): listed, not shown. */
+  removed?: boolean;
 }
 
 /** A product's `image` as the document draws it: the kept file, or why there is none. */
@@ -90,7 +92,9 @@ export function attachmentBlocks(files: readonly DocumentFile[], placer: ImagePl
       file.pages === null ? '' : String(file.pages),
       where,
     ];
-    if (file.slot) {
+    if (file.removed) {
+      rows.push({ cells: cells('Removed (personal data), not shown'), detail: null });
+    } else if (file.slot) {
       rows.push({ cells: cells(`Sent separately as ${file.slot}`), detail: null });
     } else if (file.type === 'pdf') {
       const appended = { first: appendedPages + 1, last: appendedPages + (file.pages ?? 1) };

@@ -35,6 +35,7 @@ import { createDispute } from '../../src/features/disputes/create.js';
 import { sweepDeadlines } from '../../src/features/disputes/deadline-sweep.js';
 import { findDispute } from '../../src/features/disputes/records.js';
 import { generateTestDispute } from '../../src/features/disputes/test-mode.js';
+import { postgresFileStorage } from '../../src/features/files/storage.js';
 import { importDisputeReport } from '../../src/features/mirroring/report-import.js';
 import { mirrorPage } from '../../src/features/mirroring/write.js';
 import {
@@ -82,6 +83,7 @@ import { createQueueDeliveryDispatcher } from '../../src/jobs/delivery-dispatche
 import { createQueueRemovalDispatcher } from '../../src/jobs/removal-dispatcher.js';
 import type { EngineDeps } from '../../src/jobs/workers/deps.js';
 import { startWorkers } from '../../src/jobs/workers/engine.js';
+import { documentOnly } from '../../src/processors/evidence-limits.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { MockDisputeWorld } from '../../src/processors/mock/world.js';
 import { normalizedDispute } from '../../src/processors/normalized.js';
@@ -510,7 +512,13 @@ describe('disputes', () => {
       // that adapters encode (`pdf.toString('base64')`, Adyen and the remote mock) as they do on a server.
       const { dispute, template } = await findDispute(db, tenant, submitted.dispute.id);
       if (!submission) throw new Error('no submission');
-      const stored = await new DocumentStore(db, limits).responseFor({ submission, dispute, template });
+      const stored = await new DocumentStore(db, postgresFileStorage(db), limits).responseFor({
+        submission,
+        dispute,
+        template,
+        files: [],
+        limits: documentOnly,
+      });
       const [row] = await db.select().from(documents).where(eq(documents.submissionId, submission.id));
       expect(stored.document.sha256).toBe(row?.sha256);
       expect(Buffer.isBuffer(stored.document.pdf)).toBe(true);

@@ -29,7 +29,7 @@ const documentFiles = (files: AttachedFile[], slots = { receipt: 'receipt' }): D
 const bytesOf = (files: AttachedFile[]) => new Map(files.map((file) => [file.id, file.bytes]));
 
 async function render(input: EvidenceDocumentInput, files: AttachedFile[]) {
-  return renderDocument(buildEvidenceDocument(input), bytesOf(files));
+  return (await renderDocument(buildEvidenceDocument(input), bytesOf(files))).pdf;
 }
 
 /** How many image XObjects the PDF's pages draw. */
@@ -79,7 +79,7 @@ describe('the document with evidence files', () => {
     );
     expect(text).toContain('Where: Appended after this document (attachment pages 1 to 3)');
 
-    const alone = await renderDocument(buildEvidenceDocument({ ...input, files: [] }));
+    const alone = await render({ ...input, files: [] }, []);
     const pdf = await render(input, files);
     const pages = await pageTexts(pdf);
     const ownPages = pages.findIndex((page) => page.startsWith('Customer messages'));
@@ -144,7 +144,7 @@ describe('the document with evidence files', () => {
       slot: null,
     };
     const input = { dispute: bareDispute(), template: null, generatedAt, files: [file] };
-    const pdf = await renderDocument(buildEvidenceDocument(input), new Map([[file.id, png]]));
+    const { pdf } = await renderDocument(buildEvidenceDocument(input), new Map([[file.id, png]]));
     const text = (await pageTexts(pdf)).join(' ').replace(/\s+/g, '');
     expect(text).toContain(hostile.replace(/\s+/g, ''));
   });
@@ -176,7 +176,8 @@ describe('the document with evidence files', () => {
       height: 120,
     });
     expect(products.table.rows[1]?.detail).toContain('Image not available: the server answered 404');
-    const pdf = await renderDocument(model, new Map([['file_shoe', thumbnail]]));
+    const { pdf, pages } = await renderDocument(model, new Map([['file_shoe', thumbnail]]), true);
+    expect(pages).toBe((await pageTexts(pdf)).length);
     expect((await pageTexts(pdf)).join(' ')).toContain('Image not available: the server answered 404');
     expect((await imagesDrawn(pdf)).reduce((sum, count) => sum + count, 0)).toBe(1);
   });

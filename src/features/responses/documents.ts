@@ -11,18 +11,24 @@ import {
   type EvidenceDocumentInput,
   evidenceDictionary,
 } from '../../domain/evidence-document.js';
+import type { EvidenceLimits } from '../../domain/evidence-files.js';
 import { Failure } from '../../domain/failure.js';
 import { newId } from '../../ids.js';
-import type { ResponsePackage } from '../../processors/types.js';
+import type { AttachedFile, ResponsePackage } from '../../processors/types.js';
 import type { DisputeRow, TemplateRow } from '../disputes/records.js';
+import type { FileOwner } from '../files/attachments.js';
+import { type FileStorage, postgresFileStorage } from '../files/storage.js';
+import { documentFiles, storedDocumentFiles } from './document-files.js';
 
 type SubmissionRow = typeof submissions.$inferSelect;
 
-/** A submission being sent, with its dispute and the template it names. */
+/** A submission being sent, with its dispute, the template it names, its files and its processor's limits. */
 export interface DocumentSource {
   submission: SubmissionRow;
   dispute: DisputeRow;
   template: TemplateRow | null;
+  files: AttachedFile[];
+  limits: EvidenceLimits;
 }
 
 /**
@@ -34,11 +40,13 @@ export interface DocumentSource {
  */
 export class DocumentStore {
   readonly #db: Db;
+  readonly #storage: FileStorage;
   readonly #limits: DocumentLimits;
   readonly #stores: Batcher<Rendered, ResponsePackage>;
 
-  constructor(db: Db, limits: DocumentLimits) {
+  constructor(db: Db, storage: FileStorage, limits: DocumentLimits) {
     this.#db = db;
+    this.#storage = storage;
     this.#limits = limits;
     this.#stores = new Batcher((items) => storeMany(db, items));
   }
@@ -46,7 +54,7 @@ export class DocumentStore {
   async responseFor(source: DocumentSource): Promise<ResponsePackage> {
     const stored = source.submission.documentId;
     if (stored) return loadPackage(this.#db, stored, source.dispute);
-    return this.#stores.call(await renderResponse(source, this.#limits));
+    return this.#stores.call(await renderResponse(this.#db, this.#storage, source, this.#limits));
   }
 }
 
@@ -65,38 +73,72 @@ interface Rendered {
   response: ResponsePackage;
 }
 
+/** What a response document is drawn from, as a submission (or a preview of one) has it. */
+export interface ResponseSource {
+  /** The dispute with the evidence to send (a submission's snapshot, or the dispute's own for a preview). */
+  dispute: DisputeRow;
+  template: TemplateRow | null;
+  files: readonly AttachedFile[];
+  limits: EvidenceLimits;
+  generatedAt: Date;
+}
+
 /**
- * Renders what a submission sends. Deterministic: the same snapshot, dispute and template give the same
- * evidence and the same PDF, dated by the submission rather than the clock.
+ * The document's input and the bytes of the files it shows: the one path from a submission, or a
+ * preview of one (features/responses/preview.ts), to the renderer.
  */
-async function renderResponse(source: DocumentSource, limits: DocumentLimits): Promise<Rendered> {
-  const { submission, dispute, template } = source;
-  const snapshot = submission.evidence;
+export async function responseInput(db: Db, storage: FileStorage, source: ResponseSource) {
+  const { dispute, template } = source;
+  const owner: FileOwner = { orgId: dispute.orgId, livemode: dispute.livemode };
+  const shown = await documentFiles(db, storage, owner, source.files, source.limits, dispute.productImages);
   const input: EvidenceDocumentInput = {
-    dispute: { ...dispute, ...snapshot },
+    dispute,
     template: template && {
       id: template.id,
       name: template.name,
       body: template.body,
       fields: template.fields,
     },
-    generatedAt: submission.createdAt,
+    generatedAt: source.generatedAt,
+    files: shown.files,
+    productImages: shown.productImages,
   };
+  return { input, bytes: shown.bytes };
+}
+
+/**
+ * Renders what a submission sends. Deterministic: the same snapshot, dispute, template and files give the
+ * same evidence and the same PDF, dated by the submission rather than the clock.
+ */
+async function renderResponse(
+  db: Db,
+  storage: FileStorage,
+  source: DocumentSource,
+  limits: DocumentLimits,
+): Promise<Rendered> {
+  const { submission, dispute } = source;
+  const { input, bytes } = await responseInput(db, storage, {
+    ...source,
+    dispute: { ...dispute, ...submission.evidence },
+    generatedAt: submission.createdAt,
+  });
   // The template is read when the submission runs, not when it was made: measured once more, last, so
   // that no render exceeds the limits (docs/api.md, "The size of the response document").
   const problem = documentSizeProblem(measureDocument(input), limits);
   if (problem) throw new OversizedDocumentError(`Not sent: ${problem.message}`);
-  const response = await renderInput(input, submission.orgId, newId('document'), dispute.id);
+  const response = await renderInput(input, bytes, submission.orgId, newId('document'), dispute.id);
   return { source, input, response };
 }
 
-async function renderInput(
+/** Renders a document's input through the process's render pool, in `orgId`'s turn. */
+export async function renderInput(
   input: EvidenceDocumentInput,
+  bytes: ReadonlyMap<string, Buffer>,
   orgId: string,
   documentId: string,
   disputeId: string,
 ): Promise<ResponsePackage> {
-  const pdf = await renderPool().render(buildEvidenceDocument(input), orgId);
+  const pdf = await renderPool().render(buildEvidenceDocument(input), orgId, bytes);
   return {
     evidence: evidenceDictionary(input),
     document: {
@@ -130,12 +172,15 @@ export async function rerenderDocuments(
     .orderBy(documents.id)
     .for('update', { of: documents });
   const changed: string[] = [];
+  const storage = postgresFileStorage(tx);
   for (const { document, disputeId } of rows) {
     const stored = inputFromJson(document.input);
-    const input = redact(stored);
+    const redacted = redact(stored);
     // Only what the redaction changes is rendered again: the others stay byte for byte what was sent.
-    if (JSON.stringify(inputToJson(input)) === JSON.stringify(inputToJson(stored))) continue;
-    const response = await renderInput(input, document.orgId, document.id, disputeId);
+    if (JSON.stringify(inputToJson(redacted)) === JSON.stringify(inputToJson(stored))) continue;
+    // The files are drawn again from their references; one removed meanwhile is listed as removed.
+    const { input, bytes } = await storedDocumentFiles(tx, storage, document, redacted);
+    const response = await renderInput(input, bytes, document.orgId, document.id, disputeId);
     const { pdf, sha256 } = response.document;
     if (sha256 === document.sha256) continue;
     await tx

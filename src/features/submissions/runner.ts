@@ -5,6 +5,7 @@ import { disputes, submissions } from '../../db/schema/index.js';
 import type { DocumentLimits } from '../../domain/document-size.js';
 import { maxPastPayments, type PastPayment } from '../../domain/evidence.js';
 import { fileReferences } from '../../domain/evidence-files.js';
+import { evidenceWarnings, refuses } from '../../domain/evidence-warnings.js';
 import { isPermanent } from '../../domain/failure.js';
 import { sendableStates } from '../../domain/states.js';
 import { describeError, type Logger, withLogContext } from '../../logger.js';
@@ -80,8 +81,8 @@ export class SubmissionRunner {
     this.#deps = deps;
     this.#claims = new Batcher((ids) => claimMany(deps.db, ids, deps.leaseMs));
     this.#finishes = new Batcher((items) => finishMany(deps.db, items));
-    this.#documents = new DocumentStore(deps.db, deps.documentLimits);
     this.#files = postgresFileStorage(deps.db);
+    this.#documents = new DocumentStore(deps.db, this.#files, deps.documentLimits);
   }
 
   async run(submissionId: string, attempt: JobAttempt): Promise<SubmissionResult> {
@@ -127,8 +128,14 @@ export class SubmissionRunner {
         const withPayments = await addPastPayments(db, adapter, connection, claimed, log);
         const references = fileReferences(submission.evidence, claimed.template?.fields ?? []);
         files = await attachedFiles(db, this.#files, submission, references);
-        response = await this.#documents.responseFor(withPayments);
-        outcome = await callProcessor(adapter, connection, withPayments, response, files, log);
+        response = await this.#documents.responseFor({
+          ...withPayments,
+          files,
+          limits: adapter.evidenceLimits,
+        });
+        outcome =
+          refusal(adapter, response, files) ??
+          (await callProcessor(adapter, connection, withPayments, response, files, log));
       }
     } catch (thrown) {
       // Rendering or storing the document failed: nothing was sent. Retried like an outage, and recorded
@@ -204,6 +211,28 @@ async function callProcessor(
       }),
     };
   }
+}
+
+/**
+ * What the processor would refuse (a file in its slot over its size or page limit, the response document
+ * over its file limit, everything over its total): the submission fails at once, before any file is sent,
+ * rather than half-sent (docs/api.md, "Preview").
+ */
+function refusal(
+  adapter: ProcessorAdapter,
+  response: ResponsePackage,
+  files: AttachedFile[],
+): Outcome | null {
+  const refused = evidenceWarnings({
+    processor: adapter.name,
+    limits: adapter.evidenceLimits,
+    evidence: response.evidence,
+    files,
+    document: { bytes: response.document.pdf.length, pages: null },
+  }).filter(refuses);
+  if (refused.length === 0) return null;
+  const message = `Not sent: ${refused.map((warning) => warning.message).join(' ')}`;
+  return { error: new ProcessorError(adapter.name, message, { retryable: false }) };
 }
 
 /** What an adapter is told of the dispute it answers. */
