@@ -18,6 +18,7 @@ import { openApiPath, serveOpenApi } from './openapi.js';
 import { acceptDisputeEndpoint } from './routes/disputes/accept.js';
 import { createDisputeEndpoint } from './routes/disputes/create.js';
 import { listDisputesEndpoint } from './routes/disputes/list.js';
+import { previewDisputeEndpoint } from './routes/disputes/preview.js';
 import { disputeResponseEndpoint } from './routes/disputes/response.js';
 import { retrieveDisputeEndpoint } from './routes/disputes/retrieve.js';
 import { submitDisputeEndpoint } from './routes/disputes/submit.js';
@@ -63,6 +64,7 @@ export const endpoints: readonly Endpoint[] = [
   submitDisputeEndpoint,
   acceptDisputeEndpoint,
   disputeResponseEndpoint,
+  previewDisputeEndpoint,
   createTestDisputeEndpoint,
   listTemplatesEndpoint,
   createTemplateEndpoint,

@@ -31,6 +31,8 @@ export interface ApiResponse<T = Record<string, unknown>> {
   /** The parsed JSON body (every answer of this API is JSON). */
   body: T;
   text: string;
+  /** The body's bytes, for answers that are not text (a PDF). */
+  bytes: Buffer;
 }
 
 export interface CallOptions {
@@ -207,11 +209,14 @@ function send<T>(
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
+          const bytes = Buffer.concat(chunks);
+          const text = bytes.toString('utf8');
           let body: T;
-          // A processor hook answers what its processor expects (Adyen: `[accepted]` as text).
-          if (res.statusCode === 200 && res.headers['content-type']?.startsWith('text/plain')) {
-            resolve({ status: 200, headers: res.headers, body: {} as T, text });
+          // A processor hook answers what its processor expects (Adyen: `[accepted]` as text); a preview
+          // answers a PDF.
+          const type = res.headers['content-type'] ?? '';
+          if (res.statusCode === 200 && (type.startsWith('text/plain') || type === 'application/pdf')) {
+            resolve({ status: 200, headers: res.headers, body: {} as T, text, bytes });
             return;
           }
           try {
@@ -224,7 +229,7 @@ function send<T>(
             );
             return;
           }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text });
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, bytes });
         });
       },
     );

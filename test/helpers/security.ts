@@ -197,7 +197,7 @@ export function rawExchange(options: RawRequest): Promise<RawAnswer> {
 export async function rawCall(options: RawRequest): Promise<ApiResponse> {
   const answer = await rawExchange(options);
   try {
-    return { ...answer, body: JSON.parse(answer.text) };
+    return { ...answer, body: JSON.parse(answer.text), bytes: Buffer.from(answer.text) };
   } catch {
     throw new Error(`${options.method} ${options.path} answered ${answer.status}, not JSON: ${answer.text}`);
   }
