@@ -3,7 +3,9 @@ import { evidenceLayout } from '../../src/documents/evidence-layout.js';
 import { compilerOptions, modelPath, renderPdf } from '../../src/documents/pdf.js';
 import { defaultRenderThreads, RenderPool } from '../../src/documents/render-pool.js';
 import { buildEvidenceDocument, type EvidenceDocumentInput } from '../../src/domain/evidence-document.js';
+import { imageSize } from '../../src/domain/image-size.js';
 import { fullSubmission } from '../helpers/evidence-documents.js';
+import { samplePdf, samplePng } from '../helpers/evidence-files.js';
 import { describeMachine, quick, resultLine, runBench } from './lib/harness.js';
 
 /**
@@ -18,6 +20,9 @@ import { describeMachine, quick, resultLine, runBench } from './lib/harness.js';
  *    engine (a Typst compiler made the same way, compiling the same JSON and layout, writing the PDF,
  *    sweeping its cache as often).
  *    Their ratio, the RESULT's, is what the renderer costs over the engine itself; target 0.8.
+ * 3. The reference document with files: a receipt image (PNG, 600 × 400) drawn in it and a 3-page PDF
+ *    appended, through the pool as in 1: the `documents_files` RESULT, whose ratio is its rate over 1's
+ *    (target 0.5: the image and the merge cost at most as much again as the document).
  */
 
 const documentCount = quick ? 60 : 600;
@@ -123,10 +128,58 @@ await runBench(async () => {
   console.log(
     `peak memory while the pool rendered: ${mib(peakRss)} MiB resident (${mib(startRss)} MiB before; limit 300 MiB)`,
   );
+  // 3. With files, through a fresh pool as in 1.
+  const filesPool = new RenderPool({ threads, timeoutMs: 30_000 });
+  const files = await benchFiles();
+  const withFiles = (index: number) =>
+    buildEvidenceDocument({ ...submission(index), files: files.documentFiles });
+  await Promise.all(
+    Array.from({ length: threads }, (_, index) => filesPool.render(withFiles(index), 'bench', files.bytes)),
+  );
+  started = performance.now();
+  let filesBytes = 0;
+  next = 0;
+  await Promise.all(
+    Array.from({ length: 50 }, async () => {
+      for (let index = next++; index < documentCount; index = next++) {
+        filesBytes += (await filesPool.render(withFiles(index), 'bench', files.bytes)).length;
+      }
+    }),
+  );
+  const filesMs = performance.now() - started;
+  await filesPool.close();
+  console.log(
+    `with files ${rate(filesMs).toFixed(1).padStart(6)} docs/s  (${threads} threads; one image, one 3-page PDF; ${(filesBytes / documentCount / 1024).toFixed(1)} KiB a document)`,
+  );
+
   const ratio = rate(ms.renderer) / rate(ms.bare);
   console.log(`renderer: ${ratio.toFixed(3)} of the bare engine's rate (target ${target})`);
   console.log(resultLine('documents', rate(poolMs), 'docs/s', ratio, target));
+  console.log(resultLine('documents_files', rate(filesMs), 'docs/s', rate(filesMs) / rate(poolMs), 0.5));
 });
+
+/** A receipt image drawn in the document and a 3-page PDF appended to it, neither in a processor slot. */
+async function benchFiles() {
+  const receipt = samplePng('Receipt 4711', 600, 400);
+  const messages = await samplePdf('Customer messages', 3);
+  const file = (id: string, type: 'png' | 'pdf', bytes: Buffer, pages: number | null) => ({
+    id,
+    category: 'uncategorized' as const,
+    description: null,
+    filename: `${id}.${type}`,
+    type,
+    pages,
+    pixels: imageSize(bytes, type),
+    slot: null,
+  });
+  return {
+    documentFiles: [file('file_receipt', 'png', receipt, null), file('file_messages', 'pdf', messages, 3)],
+    bytes: new Map([
+      ['file_receipt', receipt],
+      ['file_messages', messages],
+    ]),
+  };
+}
 
 /** The full submission under a dispute id of its own, so that no two documents are the same. */
 function submission(index: number): EvidenceDocumentInput {
