@@ -142,7 +142,8 @@ await runBench(async () => {
   await Promise.all(
     Array.from({ length: 50 }, async () => {
       for (let index = next++; index < documentCount; index = next++) {
-        filesBytes += (await filesPool.render(withFiles(index), 'bench', files.bytes)).length;
+        const pdf = await filesPool.render(withFiles(index), 'bench', files.bytes);
+        filesBytes += pdf.length;
       }
     }),
   );
