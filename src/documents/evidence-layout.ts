@@ -139,11 +139,12 @@ export const evidenceLayout = String.raw`
 }
 
 // A table with a header: the header, marked where it starts, sticks to the first row; the end is marked
-// after the last, for the page header above, inside the table's block: a mark between blocks would move
-// to the next page with the block after it (an image that does not fit), and the header with it.
+// after the last, for the page header above, in a block of its own: a mark alone between blocks would
+// move to the next page with the block after it (an image that does not fit), and the header with it.
 #let with-header(index, part, body) = {
   block(sticky: true, header(part) + [#metadata(index) <table-start>])
-  block(above: 0pt, below: 0pt, body + [#metadata(index) <table-end>])
+  body
+  block(above: 0pt, below: 0pt, height: 0pt, [#metadata(index) <table-end>])
 }
 
 #text(size: 20pt, weight: "bold", doc.title)

@@ -5,6 +5,7 @@ import { documents, submissions } from '../../src/db/schema/index.js';
 import type { EvidenceLimits } from '../../src/domain/evidence-files.js';
 import { recordFile } from '../../src/features/files/records.js';
 import { postgresFileStorage } from '../../src/features/files/storage.js';
+import { rerenderDocuments } from '../../src/features/responses/documents.js';
 import { previewResponse } from '../../src/features/responses/preview.js';
 import { documentOnly } from '../../src/processors/evidence-limits.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
@@ -174,6 +175,36 @@ describe('GET /v1/disputes/:id/preview', () => {
       submission.createdAt,
     );
     expect(previewed.pdf.equals(document.pdf)).toBe(true);
+  });
+
+  it('keeps the files by reference with the document, and draws them again when it is re-rendered', async () => {
+    mock.evidenceLimits = documentOnly;
+    const { id, receipt, messages } = await disputeWithFiles();
+    const submitted = await api.call('POST', `/v1/disputes/${id}/submit`, { key: tenant.key });
+    expect(submitted.status, submitted.text).toBe(201);
+    const { uid } = await readStored(api, tenant, id);
+    const stored = async () => {
+      const [row] = await api.db.db.select().from(documents).where(eq(documents.disputeUid, uid));
+      if (!row) throw new Error('no document');
+      return row;
+    };
+    const before = await stored();
+    const input = before.input as { files: { id: string }[]; productImages: { file: { id: string } }[] };
+    expect(input.files.map((file) => file.id)).toEqual([receipt.id, messages.id]);
+    expect(input.productImages).toHaveLength(1);
+    expect(JSON.stringify(input).length).toBeLessThan(receipt.size);
+    await api.db.db.transaction((tx) =>
+      rerenderDocuments(tx, [uid], (old) => ({
+        ...old,
+        dispute: { ...old.dispute, customerName: 'Removed' },
+      })),
+    );
+    const after = await stored();
+    expect(after.pdf.equals(before.pdf)).toBe(false);
+    const pages = await pageTexts(after.pdf);
+    expect(pages.join(' ')).toContain('Removed');
+    expect(pages.length).toBe((await pageTexts(before.pdf)).length);
+    expect(pages.slice(-1)).toEqual(['Customer messages, page 3 of 3']);
   });
 
   it('warns of what the processor refuses, and the submission fails at once with nothing sent', async () => {

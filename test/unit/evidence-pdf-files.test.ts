@@ -92,6 +92,8 @@ describe('the document with evidence files', () => {
     expect(document).toContain('Sent separately as receipt');
     expect(document).toContain(`Pages ${ownPages + 1} to ${ownPages + 3} of this file, after this document`);
     expect(document).toContain('Shipping documentation file_contractshipping0001.jpg');
+    // The images' page, which the list of attachments ended before: no table header repeated over it.
+    expect(pages.filter((page) => page.includes('Attachments (4)'))).toHaveLength(1);
     expect(pages.slice(ownPages)).toEqual([
       'Customer messages, page 1 of 3',
       'Customer messages, page 2 of 3',
