@@ -6,6 +6,9 @@ import {
   refuses,
   type WarnedFile,
 } from '../../src/domain/evidence-warnings.js';
+import { processors } from '../../src/domain/vocabulary.js';
+import { createAdapterRegistry } from '../../src/processors/registry.js';
+import { contractFiles, expectedSlots } from '../helpers/evidence-files.js';
 
 /** A processor with slots for receipts (PDF and PNG) and shipping documents, as limits are written. */
 const limits: EvidenceLimits = {
@@ -218,5 +221,24 @@ describe('evidenceWarnings', () => {
       ] as const
     ).filter((code) => refuses({ code, message: '', field: null }));
     expect(codes).toEqual(['file_too_large', 'too_many_pages', 'document_too_large', 'total_too_large']);
+  });
+});
+
+describe('evidenceWarnings with each adapter on main', () => {
+  const registry = createAdapterRegistry();
+  it.each(processors)('%s: each contract file in its slot or noted as in the document', async (name) => {
+    const adapter = registry.forDispute({ source: name });
+    const files = await contractFiles();
+    const warnings = evidenceWarnings({
+      processor: name,
+      limits: adapter.evidenceLimits,
+      evidence: { uncategorized_text: 'Delivered on 2026-09-18.' },
+      files,
+      document: { bytes: 60_000, pages: 3 },
+    });
+    // Small files, a short text: only the files the processor takes no slot for are noted.
+    const noted = files.filter((file) => !expectedSlots(adapter, [file]).length).map((file) => file.id);
+    expect(warnings.map((warning) => warning.field)).toEqual(noted);
+    expect(warnings.filter(refuses)).toEqual([]);
   });
 });
