@@ -5,6 +5,7 @@ import { type DocumentLinks, linksFor } from './documents/links.js';
 import { configureRenderThreads } from './documents/render-pool.js';
 import type { AccountScheduler } from './features/accounts/connected-accounts.js';
 import { DisputeObjectCache } from './features/disputes/object-cache.js';
+import { createProductImageFetcher } from './features/disputes/product-images.js';
 import { postgresFileStorage } from './features/files/storage.js';
 import type { RefreshDispatcher } from './features/mirroring/push.js';
 import { KeyResolver } from './features/organisations/authenticate.js';
@@ -209,6 +210,7 @@ export async function composeProcess(
         documentLimits: documentLimits(config),
         fileStorage: postgresFileStorage(database.db),
         filesMaxBytes: config.FILES_MAX_BYTES,
+        productImages: createProductImageFetcher({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE }),
       };
       return { deps, redis };
     },

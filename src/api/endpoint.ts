@@ -6,6 +6,7 @@ import type { DocumentLimits } from '../domain/document-size.js';
 import type { ApiError, ErrorType } from '../domain/errors.js';
 import { parseInput } from '../domain/parse-input.js';
 import type { DisputeObjectCache } from '../features/disputes/object-cache.js';
+import type { ProductImageFetcher } from '../features/disputes/product-images.js';
 import type { FileStorage } from '../features/files/storage.js';
 import type { RefreshDispatcher } from '../features/mirroring/push.js';
 import type { KeyResolver } from '../features/organisations/authenticate.js';
@@ -54,6 +55,8 @@ export interface AppDeps {
   fileStorage: FileStorage;
   /** FILES_MAX_BYTES: the bytes of files one organisation may keep in each mode. */
   filesMaxBytes: number;
+  /** Fetches products' `image` URLs when products are saved (docs/api.md, "Files", "Product images"). */
+  productImages: ProductImageFetcher;
 }
 
 /** A request as the app hands it over, before its endpoint's checks. */

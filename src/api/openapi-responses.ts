@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { DisputeObject } from '../domain/disputes.js';
 import { type ErrorType, errorStatus } from '../domain/errors.js';
 import type { CorrespondenceItem, PastPayment, Product } from '../domain/evidence.js';
-import { evidenceFileCategories, fileTypes } from '../domain/evidence-files.js';
+import { type EvidenceFileEntry, evidenceFileCategories, fileTypes } from '../domain/evidence-files.js';
 import type { personalDataRequestObject } from '../domain/personal-data.js';
 import { disputeStates } from '../domain/states.js';
 import { fieldTypes, type TemplateField } from '../domain/templates.js';
@@ -89,6 +89,14 @@ const pastPayment = describing<PastPayment>()(
   }),
 );
 
+const evidenceFileEntry = describing<EvidenceFileEntry>()(
+  z.object({
+    file: z.string().meta({ description: 'An uploaded file of the same organisation and mode.' }),
+    category: z.enum(evidenceFileCategories),
+    description: z.string().nullable(),
+  }),
+);
+
 const check = z.enum(checks).nullable();
 
 export const disputeObject = describing<DisputeObject>()(
@@ -112,6 +120,7 @@ export const disputeObject = describing<DisputeObject>()(
       products: z.array(product),
       correspondence: z.array(correspondenceItem),
       past_payments: z.array(pastPayment),
+      evidence_files: z.array(evidenceFileEntry),
       charge: z.string().nullable(),
       is_charge_refundable: z.boolean().nullable(),
       amount: amount.nullable(),

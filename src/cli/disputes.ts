@@ -5,6 +5,7 @@ import { documentLimits, loadConfig } from '../config.js';
 import type { Db } from '../db/client.js';
 import { disputePath, toDisputeObject } from '../domain/disputes.js';
 import { type DisputeDeps, retrieveDispute } from '../features/disputes/commands.js';
+import { createProductImageFetcher } from '../features/disputes/product-images.js';
 import type { DisputeRow, TemplateRow } from '../features/disputes/records.js';
 import { resubmitDispute } from '../features/disputes/resubmit.js';
 import { importDisputeReport } from '../features/mirroring/report-import.js';
@@ -100,6 +101,7 @@ async function withDisputeService<T>(io: CliIo, work: (deps: DisputeDeps) => Pro
         submitter: queuePorts({ db, queues, logger, config }).submitter,
         logger,
         documentLimits: documentLimits(config),
+        productImages: createProductImageFetcher({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE }),
       }),
     ),
   );

@@ -1,4 +1,5 @@
 import type { CorrespondenceItem, FieldValue, PastPayment, Product } from './evidence.js';
+import type { EvidenceFileEntry } from './evidence-files.js';
 import { type FillingAttribute, missingFields, type TemplateShape } from './templates.js';
 
 /** The stored dispute as the serializer needs it (a database row satisfies this). */
@@ -22,6 +23,7 @@ export interface DisputeRecord {
   products: Product[];
   correspondence: CorrespondenceItem[];
   pastPayments: PastPayment[];
+  evidenceFiles: EvidenceFileEntry[];
   charge: string | null;
   isChargeRefundable: boolean | null;
   amount: number | null;
@@ -93,6 +95,7 @@ export function toDisputeObject(
     products: dispute.products,
     correspondence: dispute.correspondence,
     past_payments: dispute.pastPayments,
+    evidence_files: dispute.evidenceFiles,
     charge: dispute.charge,
     is_charge_refundable: dispute.isChargeRefundable,
     amount: dispute.amount,

@@ -36,6 +36,11 @@ export const fileContentTypes: Record<FileType, string> = {
 export const maxFileBytes = 5 * 1024 * 1024;
 /** The most entries `evidence_files` holds. */
 export const maxEvidenceFiles = 20;
+/**
+ * The most bytes the files one dispute names may add up to (docs/api.md, "Files"): the response document
+ * merges them all, so this bounds what one render holds in memory.
+ */
+export const maxEvidenceFilesBytes = 20 * 1024 * 1024;
 
 /** File ids are minted here: `file_` and 20 characters of base36 (ids.ts). */
 export const fileId = z.string().regex(/^file_[0-9a-z]{20}$/, 'must be a file id (file_…)');

@@ -17,6 +17,7 @@ export const disputeAttributes = [
   'products',
   'correspondence',
   'past_payments',
+  'evidence_files',
   'charge',
   'is_charge_refundable',
   'amount',

@@ -69,7 +69,7 @@ export async function newTenant(api: TestApi): Promise<Tenant> {
 
 export interface TemplateFieldSpec {
   key: string;
-  type: 'text' | 'date' | 'number' | 'amount' | 'url' | 'email';
+  type: 'text' | 'date' | 'number' | 'amount' | 'url' | 'email' | 'file';
   required?: boolean;
 }
 

@@ -37,6 +37,7 @@ export function bareDispute(overrides: Partial<DisputeRecord> = {}): DisputeReco
     products: [],
     correspondence: [],
     pastPayments: [],
+    evidenceFiles: [],
     charge: null,
     isChargeRefundable: null,
     amount: null,

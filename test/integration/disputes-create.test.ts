@@ -64,6 +64,7 @@ describe('POST /v1/disputes: creating', () => {
       products: [],
       correspondence: [],
       past_payments: [],
+      evidence_files: [],
     });
     expect({ ...(await getDispute(api, tenant.key, params.id as string)), url: '/v1/disputes' }).toEqual(
       response.body,

@@ -33,6 +33,7 @@ import { connectAccount } from '../../src/features/accounts/connected-accounts.j
 import { acceptDispute, type DisputeDeps, updateDispute } from '../../src/features/disputes/commands.js';
 import { createDispute } from '../../src/features/disputes/create.js';
 import { sweepDeadlines } from '../../src/features/disputes/deadline-sweep.js';
+import { createProductImageFetcher } from '../../src/features/disputes/product-images.js';
 import { findDispute } from '../../src/features/disputes/records.js';
 import { generateTestDispute } from '../../src/features/disputes/test-mode.js';
 import { postgresFileStorage } from '../../src/features/files/storage.js';
@@ -204,6 +205,7 @@ const disputeDeps = (submitter: Submitter = new InProcessSubmitter(true)): Dispu
   submitter,
   logger,
   documentLimits: limits,
+  productImages: createProductImageFetcher({ allowPrivate: true }),
 });
 
 interface Organisation {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { correspondence, fields, pastPayments, products } from '../../domain/evidence.js';
+import { evidenceFiles } from '../../domain/evidence-files.js';
 import { disputeStates } from '../../domain/states.js';
 import {
   absoluteUrl,
@@ -33,6 +34,7 @@ export const evidenceInput = z.object({
   products: products.optional(),
   correspondence: correspondence.optional(),
   past_payments: pastPayments.optional(),
+  evidence_files: evidenceFiles.optional(),
   reference_url: referenceUrl.optional(),
   account_id: text(255).nullable().optional(),
   /** The charge to answer for, needed where the account's access is read-only. */

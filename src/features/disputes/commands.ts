@@ -12,14 +12,17 @@ import { isOn } from '../../domain/versions.js';
 import type { Logger } from '../../logger.js';
 import type { AdapterRegistry } from '../../processors/registry.js';
 import { accountOfDispute } from '../accounts/connections.js';
+import { postgresFileStorage } from '../files/storage.js';
 import { acceptedByRules } from '../rules/rules.js';
 import type { Submitter } from '../submissions/port.js';
 import { prepareSubmission } from '../submissions/prepare.js';
 import type { Caller } from '../tenancy.js';
 import { recordDisputeEvent } from '../webhooks/events.js';
 import { documentProblem } from './document-size.js';
+import { checkNamedFiles } from './evidence-files.js';
 import type { EvidenceInput, SubmitInput, UpdateInput } from './inputs.js';
 import type { DisputeOutcome } from './outcomes.js';
+import { fetchProductImages, type ProductImageFetcher } from './product-images.js';
 import { type DisputeRow, findDispute, loadTemplate, lockDispute, type TemplateRow } from './records.js';
 
 /**
@@ -37,6 +40,8 @@ export interface DisputeDeps {
   logger?: Logger;
   /** DOCUMENT_MAX_CHARACTERS and DOCUMENT_MAX_PAGES: what a dispute's evidence and template may make. */
   documentLimits: DocumentLimits;
+  /** Fetches products' `image` URLs when products are saved (docs/api.md, "Files", "Product images"). */
+  productImages: ProductImageFetcher;
 }
 
 type Change = Partial<typeof disputes.$inferInsert>;
@@ -141,6 +146,17 @@ async function inTransaction(
   input: Partial<EvidenceInput> & { account?: string },
   step: (step: Step) => Promise<StepResult>,
 ): Promise<DisputeOutcome> {
+  // Fetched before the transaction, which never waits on the network; kept inside it.
+  const images =
+    input.products &&
+    (await fetchProductImages(
+      deps.productImages,
+      postgresFileStorage(deps.db),
+      (
+        await findDispute(deps.db, caller, id)
+      ).dispute.productImages,
+      input.products,
+    ));
   const { result, before } = await deps.db.transaction(async (tx) => {
     const { dispute, template: stored } = await lockDispute(tx, caller, id);
     const decision = decide(dispute.state as DisputeState, action, {
@@ -150,6 +166,7 @@ async function inTransaction(
     if (decision.outcome === 'refuse')
       throw new ApiError(decision.error, refusalMessage(decision.error, dispute));
     const { change, template } = await checkEvidence(tx, caller, dispute, stored, input);
+    if (images) change.productImages = await images.keep(tx, caller, dispute.productImages);
     // Refused before anything is written (docs/api.md, "The size of the response document"): a request
     // that sends evidence, a template or a reference URL, which are saved whatever happens next, and a
     // submit or queue that goes ahead. A request that sends none of them and renders nothing is not: an
@@ -257,7 +274,7 @@ async function reschedule(submitter: Submitter, before: DisputeRow | null, after
 }
 
 const evidenceColumns = ['fields', 'products', 'correspondence', 'pastPayments'] as const;
-const documentColumns = [...evidenceColumns, 'template', 'referenceUrl'] as const;
+const documentColumns = [...evidenceColumns, 'evidenceFiles', 'template', 'referenceUrl'] as const;
 
 async function checkEvidence(
   tx: Tx,
@@ -275,6 +292,7 @@ async function checkEvidence(
   if (input.products !== undefined) change.products = input.products;
   if (input.correspondence !== undefined) change.correspondence = input.correspondence;
   if (input.past_payments !== undefined) change.pastPayments = input.past_payments;
+  if (input.evidence_files !== undefined) change.evidenceFiles = input.evidence_files;
   if (input.reference_url !== undefined) change.referenceUrl = input.reference_url;
   if (input.account_id !== undefined) change.accountId = input.account_id;
   // A client-supplied charge fills in for processors whose access is read-only; it never replaces one.
@@ -293,6 +311,10 @@ async function checkEvidence(
     const { fields, products, correspondence, pastPayments } = { ...dispute, ...change };
     checkEvidenceSize({ fields, products, correspondence, pastPayments });
   }
+  await checkNamedFiles(tx, caller, { ...dispute, ...change }, template, {
+    evidenceFiles: 'evidenceFiles' in change,
+    fields: 'fields' in change,
+  });
   return { change, template };
 }
 

@@ -4,6 +4,7 @@ import { checkEvidenceSize } from '../../domain/evidence.js';
 import { type DisputeState, decide } from '../../domain/states.js';
 import { submitProblem } from '../../domain/submittable.js';
 import { checkFieldValues, mergeFields } from '../../domain/templates.js';
+import { postgresFileStorage } from '../files/storage.js';
 import { applyArrivalRules } from '../rules/arrival.js';
 import { prepareSubmission } from '../submissions/prepare.js';
 import type { Caller } from '../tenancy.js';
@@ -20,8 +21,10 @@ import {
   write,
 } from './commands.js';
 import { documentProblem } from './document-size.js';
+import { checkNamedFiles } from './evidence-files.js';
 import type { CreateInput } from './inputs.js';
 import type { DisputeOutcome } from './outcomes.js';
+import { fetchProductImages } from './product-images.js';
 
 /**
  * Creates a standalone dispute (`source: api`). With `submit` or `queue` the dispute must be submittable
@@ -33,6 +36,9 @@ export async function createDispute(
   input: CreateInput,
 ): Promise<DisputeOutcome> {
   const at = now(deps);
+  // Fetched before the transaction, which never waits on the network; kept inside it.
+  const storage = postgresFileStorage(deps.db);
+  const images = await fetchProductImages(deps.productImages, storage, [], input.products ?? []);
   const result = await deps.db.transaction(async (tx): Promise<StepResult> => {
     const template = await requireTemplate(tx, caller, input.template ?? null);
     const values = {
@@ -63,8 +69,10 @@ export async function createDispute(
       template: input.template ?? null,
       fields: checkFieldValues(template, mergeFields({}, input.fields)),
       products: input.products ?? [],
+      productImages: await images.keep(tx, caller, []),
       correspondence: input.correspondence ?? [],
       pastPayments: input.past_payments ?? [],
+      evidenceFiles: input.evidence_files ?? [],
       referenceUrl: input.reference_url ?? null,
       accountId: input.account_id ?? null,
       createdAt: at,
@@ -72,6 +80,10 @@ export async function createDispute(
     };
     const { fields, products, correspondence, pastPayments } = values;
     checkEvidenceSize({ fields, products, correspondence, pastPayments });
+    await checkNamedFiles(tx, caller, values, template, {
+      evidenceFiles: input.evidence_files !== undefined,
+      fields: true,
+    });
     const [inserted] = await tx.insert(disputes).values(values).onConflictDoNothing().returning();
     if (!inserted) throw new ApiError('invalid_request', `A dispute with id '${input.id}' already exists.`);
     const [arrived = { dispute: inserted, template }] = await applyArrivalRules(

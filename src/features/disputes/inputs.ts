@@ -1,4 +1,5 @@
 import type { CorrespondenceItem, FieldValue, PastPayment, Product } from '../../domain/evidence.js';
+import type { EvidenceFileEntry } from '../../domain/evidence-files.js';
 import type { DisputeState } from '../../domain/states.js';
 import type { Check, Kind, Processor, Reason } from '../../domain/vocabulary.js';
 
@@ -16,6 +17,8 @@ export interface EvidenceInput {
   products?: Product[];
   correspondence?: CorrespondenceItem[];
   past_payments?: PastPayment[];
+  /** Replaces the whole list; each file must be an upload of the dispute's organisation and mode. */
+  evidence_files?: EvidenceFileEntry[];
   reference_url?: string | null;
   account_id?: string | null;
   /** The charge to answer for, needed where the account's access is read-only. */

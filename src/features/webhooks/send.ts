@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { CancelError, got, TimeoutError } from 'got';
-import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
-import { certificateFailures } from '../../certificate-failures.js';
+import { CancelError, got } from 'got';
+import { filteringAgents, outboundFailure } from '../../outbound.js';
 
 /** What one POST to a receiver came to. It never throws: the caller records every outcome. */
 export interface SendResult {
@@ -30,17 +29,12 @@ const maxAnswerBytes = 64 * 1024;
 
 /**
  * POSTs webhooks with got: one try per call (BullMQ does the retrying, on the delivery's schedule), no
- * redirects followed (a 3xx is a failure), and the address checked when the connection is made by
- * request-filtering-agent, so a hostname that resolves to a private address is refused however it got
- * there (DNS rebinding included). Agents keep connections alive between deliveries to the same host.
+ * redirects followed (a 3xx is a failure), and the address checked when the connection is made
+ * (src/outbound.ts). Agents keep connections alive between deliveries to the same host.
  */
 export function createWebhookSender(options: SenderOptions): WebhookSender {
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const filtering = { keepAlive: true, allowPrivateIPAddress: options.allowPrivate };
-  const agent = {
-    https: new RequestFilteringHttpsAgent(filtering),
-    http: new RequestFilteringHttpAgent(filtering),
-  };
+  const agent = filteringAgents({ allowPrivate: options.allowPrivate, keepAlive: true });
   const client = got.extend({
     method: 'POST',
     agent,
@@ -72,7 +66,7 @@ export function createWebhookSender(options: SenderOptions): WebhookSender {
         return answered(response.statusCode, elapsed());
       } catch (error) {
         if (error instanceof CancelError && status !== null) return answered(status, elapsed());
-        return { ok: false, status: null, error: failureOf(error, timeoutMs), durationMs: elapsed() };
+        return { ok: false, status: null, error: outboundFailure(error, timeoutMs), durationMs: elapsed() };
       }
     },
     close() {
@@ -86,33 +80,3 @@ function answered(status: number, durationMs: number): SendResult {
   const ok = status >= 200 && status < 300;
   return { ok, status, error: ok ? null : `HTTP ${status}`, durationMs };
 }
-
-/**
- * The class of a failure without an answer, for the delivery log that clients read (docs/api.md, "The event
- * object"). Never the error's own message: it names the address a hostname resolved to (the filter's
- * "DNS lookup 10.0.0.5 …", "connect ECONNREFUSED 10.0.0.5:443"), which would tell a client about the
- * network this service runs in.
- */
-function failureOf(error: unknown, timeoutMs: number): string {
-  if (error instanceof TimeoutError) return `no answer within ${timeoutMs / 1000} s`;
-  // request-filtering-agent's refusal has no code: its message is the only sign of it.
-  if (error instanceof Error && / is not allowed\. Because/.test(error.message)) {
-    return 'refused: the address is private';
-  }
-  const code = error instanceof Error ? (error as NodeJS.ErrnoException).code : undefined;
-  return (code && failureClasses[code]) ?? 'the request failed';
-}
-
-/** Network and TLS error codes as the delivery log names them. */
-const failureClasses: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  ECONNRESET: 'connection reset',
-  EPIPE: 'connection reset',
-  ETIMEDOUT: 'timed out connecting',
-  ENOTFOUND: 'host not found',
-  EAI_AGAIN: 'host not found',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'host unreachable',
-  ...certificateFailures,
-  EPROTO: 'TLS handshake failed',
-};

@@ -111,6 +111,7 @@ export function benchDispute(
       : [],
     correspondence: [],
     pastPayments: [],
+    evidenceFiles: [],
     ...charge,
     accountId: null,
     referenceUrl: withEvidence ? 'https://crm.example.com/tickets/4821' : null,

@@ -1,0 +1,145 @@
+import { CancelError, got } from 'got';
+import type { Tx } from '../../db/client.js';
+import type { Product } from '../../domain/evidence.js';
+import type { FileType, ProductImage } from '../../domain/evidence-files.js';
+import { inspectFile } from '../../domain/file-inspection.js';
+import { filteringAgents, type OutboundOptions, outboundFailure } from '../../outbound.js';
+import { removeOwnedFiles } from '../files/owned.js';
+import { recordFile } from '../files/records.js';
+import type { FileStorage } from '../files/storage.js';
+import type { Tenant } from '../tenancy.js';
+
+/**
+ * Products' `image` URLs, fetched when the evidence is saved and kept with the dispute
+ * (docs/api.md, "Files", "Product images"), so that a preview and the submission draw the same bytes.
+ * Fetching happens before the dispute's transaction (no transaction waits on the network); keeping the
+ * files happens inside it, so a refused request keeps nothing.
+ */
+
+/** The bytes of one image, or why there are none; `fetch` never throws. */
+export type FetchedImage = { type: FileType; bytes: Buffer } | { problem: string };
+
+export interface ProductImageFetcher {
+  fetch(url: string): Promise<FetchedImage>;
+}
+
+/** docs/api.md, "Files", "Product images": 2 MB and 5 s for each image. */
+export const maxProductImageBytes = 2 * 1024 * 1024;
+const defaultTimeoutMs = 5_000;
+/** Images fetched at once for one request: enough to hide latency, few enough to spare the hosts. */
+const parallelFetches = 4;
+
+/**
+ * GETs images through the filtering agents (src/outbound.ts): https only, no redirects followed, at
+ * most `maxProductImageBytes` read (the transfer is cut beyond), `timeoutMs` for the whole request, and
+ * kept only when the bytes are a whole PNG or JPEG.
+ */
+export function createProductImageFetcher(
+  options: OutboundOptions & { timeoutMs?: number },
+): ProductImageFetcher {
+  const timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
+  const client = got.extend({
+    agent: filteringAgents(options),
+    timeout: { request: timeoutMs },
+    retry: { limit: 0 },
+    followRedirect: false,
+    throwHttpErrors: false,
+    decompress: false,
+    responseType: 'buffer',
+    headers: {
+      'user-agent': 'Rebuttal-Images/1',
+      accept: 'image/png, image/jpeg',
+      'accept-encoding': 'identity',
+    },
+  });
+  return {
+    async fetch(url) {
+      if (!url.startsWith('https:')) return { problem: 'not an https URL' };
+      const request = client.get(url);
+      let tooLarge = false;
+      request.on('downloadProgress', ({ transferred, total }: { transferred: number; total?: number }) => {
+        if (transferred <= maxProductImageBytes && (total ?? 0) <= maxProductImageBytes) return;
+        tooLarge = true;
+        request.cancel();
+      });
+      let response: { statusCode: number; body: Buffer };
+      try {
+        response = await request;
+      } catch (error) {
+        if (error instanceof CancelError && tooLarge) return { problem: 'larger than 2 MB' };
+        return { problem: outboundFailure(error, timeoutMs) };
+      }
+      if (response.statusCode !== 200) return { problem: `HTTP ${response.statusCode}` };
+      const inspection = await inspectFile(response.body);
+      if ('problem' in inspection || inspection.type === 'pdf') return { problem: 'not a PNG or JPEG image' };
+      return { type: inspection.type, bytes: response.body };
+    },
+  };
+}
+
+/** The image URLs the products name, each once, in the products' order (at most 100: one a product). */
+function imageUrls(products: readonly Product[]): string[] {
+  return [...new Set(products.flatMap((product) => (product.image === undefined ? [] : [product.image])))];
+}
+
+/** Images fetched before a dispute's transaction; `keep` finishes inside it. */
+export interface FetchedImages {
+  /**
+   * The dispute's product images once the products are saved: an image kept before stays, a fetched one
+   * is kept as a file of purpose `product_image`, a failure is noted with its problem; entries whose URL
+   * no product names any more are dropped, and their files deleted.
+   */
+  keep(tx: Tx, owner: Tenant, stored: readonly ProductImage[]): Promise<ProductImage[]>;
+}
+
+/**
+ * Fetches, a few at a time, each image the products name that the dispute had not kept when the
+ * request began (`stored`); one that failed before is tried again.
+ */
+export async function fetchProductImages(
+  fetcher: ProductImageFetcher,
+  storage: FileStorage,
+  stored: readonly ProductImage[],
+  products: readonly Product[],
+): Promise<FetchedImages> {
+  const urls = imageUrls(products);
+  const kept = new Set(stored.flatMap((entry) => (entry.file === null ? [] : [entry.url])));
+  const pending = urls.filter((url) => !kept.has(url));
+  const fetched = new Map<string, FetchedImage>();
+  const worker = async () => {
+    for (let url = pending.shift(); url !== undefined; url = pending.shift()) {
+      fetched.set(url, await fetcher.fetch(url));
+    }
+  };
+  await Promise.all(Array.from({ length: parallelFetches }, worker));
+  return {
+    async keep(tx, owner, current) {
+      const before = new Map(current.map((entry) => [entry.url, entry]));
+      const images: ProductImage[] = [];
+      for (const url of urls) {
+        const had = before.get(url);
+        const image = fetched.get(url);
+        if (had?.file || !image) {
+          // Not fetched by this request: kept already, or kept when this request began and dropped since
+          // by another (the next save of the products fetches it).
+          images.push(had ?? { url, file: null, problem: 'not fetched yet: send the products again' });
+        } else if ('problem' in image) {
+          images.push({ url, file: null, problem: image.problem });
+        } else {
+          const file = { purpose: 'product_image', pages: null, ...image } as const;
+          const row = await recordFile(tx, storage, owner, {
+            ...file,
+            filename: `product-image.${image.type}`,
+          });
+          images.push({ url, file: row.id, problem: null });
+        }
+      }
+      const still = new Set(images.map((entry) => entry.file));
+      const dropped = current.flatMap((entry) =>
+        entry.file !== null && !still.has(entry.file) ? [entry.file] : [],
+      );
+      await removeOwnedFiles(tx, storage, owner, dropped);
+      return images;
+    },
+  };
+}
