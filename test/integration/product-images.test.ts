@@ -69,6 +69,7 @@ beforeAll(async () => {
       if (path === '/slow.png') return setTimeout(() => send('image/png', png), 5_000).unref();
       if (path === '/held.png') return held.push(() => send('image/png', png));
       if (path === '/page.html') return send('text/html', '<html><body>Blue mug</body></html>');
+      if (path === '/large-missing.png') return response.writeHead(404).end(threeMegabytes);
       if (path === '/moved.png') return response.writeHead(302, { location: '/mug.png' }).end();
       response.writeHead(404).end();
     },
@@ -129,6 +130,7 @@ describe('saving products fetches their images', () => {
       `${origin}/page.html`,
       `${origin}/missing.png`,
       `${origin}/moved.png`,
+      `${origin}/large-missing.png`,
       `http://127.0.0.1:${new URL(origin).port}/mug.png`,
     ];
     const response = await put(dispute.id, {
@@ -148,7 +150,8 @@ describe('saving products fetches their images', () => {
       { url: urls[5], problem: 'not a PNG or JPEG image' },
       { url: urls[6], problem: 'HTTP 404' },
       { url: urls[7], problem: 'HTTP 302' },
-      { url: urls[8], problem: 'not an https URL' },
+      { url: urls[8], problem: 'HTTP 404' },
+      { url: urls[9], problem: 'not an https URL' },
     ]);
     expect(stored.slice(2).every((entry) => entry.file === null)).toBe(true);
     expect(await bytesOf(stored[0]?.file ?? null)).toEqual(png);

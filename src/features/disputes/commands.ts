@@ -12,7 +12,6 @@ import { isOn } from '../../domain/versions.js';
 import type { Logger } from '../../logger.js';
 import type { AdapterRegistry } from '../../processors/registry.js';
 import { accountOfDispute } from '../accounts/connections.js';
-import { postgresFileStorage } from '../files/storage.js';
 import { acceptedByRules } from '../rules/rules.js';
 import type { Submitter } from '../submissions/port.js';
 import { prepareSubmission } from '../submissions/prepare.js';
@@ -22,7 +21,7 @@ import { documentProblem } from './document-size.js';
 import { checkNamedFiles } from './evidence-files.js';
 import type { EvidenceInput, SubmitInput, UpdateInput } from './inputs.js';
 import type { DisputeOutcome } from './outcomes.js';
-import { fetchProductImages, type ProductImageFetcher } from './product-images.js';
+import { imagesForDispute, type ProductImageFetcher } from './product-images.js';
 import { type DisputeRow, findDispute, loadTemplate, lockDispute, type TemplateRow } from './records.js';
 
 /**
@@ -147,16 +146,7 @@ async function inTransaction(
   step: (step: Step) => Promise<StepResult>,
 ): Promise<DisputeOutcome> {
   // Fetched before the transaction, which never waits on the network; kept inside it.
-  const images =
-    input.products &&
-    (await fetchProductImages(
-      deps.productImages,
-      postgresFileStorage(deps.db),
-      (
-        await findDispute(deps.db, caller, id)
-      ).dispute.productImages,
-      input.products,
-    ));
+  const images = input.products && (await imagesForDispute(deps, caller, id, input.products));
   const { result, before } = await deps.db.transaction(async (tx) => {
     const { dispute, template: stored } = await lockDispute(tx, caller, id);
     const decision = decide(dispute.state as DisputeState, action, {

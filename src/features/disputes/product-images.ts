@@ -1,13 +1,14 @@
 import { CancelError, got } from 'got';
-import type { Tx } from '../../db/client.js';
+import type { Db, Tx } from '../../db/client.js';
 import type { Product } from '../../domain/evidence.js';
 import type { FileType, ProductImage } from '../../domain/evidence-files.js';
 import { inspectFile } from '../../domain/file-inspection.js';
 import { filteringAgents, type OutboundOptions, outboundFailure } from '../../outbound.js';
 import { removeOwnedFiles } from '../files/owned.js';
 import { recordFile } from '../files/records.js';
-import type { FileStorage } from '../files/storage.js';
+import { type FileStorage, postgresFileStorage } from '../files/storage.js';
 import type { Tenant } from '../tenancy.js';
+import { findDispute } from './records.js';
 
 /**
  * Products' `image` URLs, fetched when the evidence is saved and kept with the dispute
@@ -24,7 +25,7 @@ export interface ProductImageFetcher {
 }
 
 /** docs/api.md, "Files", "Product images": 2 MB and 5 s for each image. */
-export const maxProductImageBytes = 2 * 1024 * 1024;
+const maxProductImageBytes = 2 * 1024 * 1024;
 const defaultTimeoutMs = 5_000;
 /** Images fetched at once for one request: enough to hide latency, few enough to spare the hosts. */
 const parallelFetches = 4;
@@ -54,9 +55,13 @@ export function createProductImageFetcher(
   });
   return {
     async fetch(url) {
-      if (!url.startsWith('https:')) return { problem: 'not an https URL' };
+      if (URL.parse(url)?.protocol !== 'https:') return { problem: 'not an https URL' };
       const request = client.get(url);
       let tooLarge = false;
+      // Only a 200's body is wanted, and only up to the limit: anything else is cut off at once.
+      request.on('response', (response: { statusCode: number }) => {
+        if (response.statusCode !== 200) request.cancel();
+      });
       request.on('downloadProgress', ({ transferred, total }: { transferred: number; total?: number }) => {
         if (transferred <= maxProductImageBytes && (total ?? 0) <= maxProductImageBytes) return;
         tooLarge = true;
@@ -66,6 +71,8 @@ export function createProductImageFetcher(
       try {
         response = await request;
       } catch (error) {
+        const status = error instanceof CancelError ? error.response?.statusCode : undefined;
+        if (status !== undefined && status !== 200) return { problem: `HTTP ${status}` };
         if (error instanceof CancelError && tooLarge) return { problem: 'larger than 2 MB' };
         return { problem: outboundFailure(error, timeoutMs) };
       }
@@ -142,4 +149,20 @@ export async function fetchProductImages(
       return images;
     },
   };
+}
+
+/** The same for a request on a stored dispute: what it had kept when the request began is not fetched. */
+export async function imagesForDispute(
+  deps: { db: Db; productImages: ProductImageFetcher },
+  tenant: Tenant,
+  id: string,
+  products: readonly Product[],
+): Promise<FetchedImages> {
+  const { dispute } = await findDispute(deps.db, tenant, id);
+  return fetchProductImages(
+    deps.productImages,
+    postgresFileStorage(deps.db),
+    dispute.productImages,
+    products,
+  );
 }
