@@ -49,6 +49,7 @@ function typeFor(doc: OpenApiDocument, operation: Operation, name: string): stri
     products: 'invalid_products',
     correspondence: 'invalid_correspondence',
     past_payments: 'invalid_past_payments',
+    evidence_files: 'invalid_evidence_files',
   };
   if (evidence[name]) return evidence[name];
   // A dispute's `fields` is the evidence dictionary (an object); a template's is a list of definitions.

@@ -145,6 +145,7 @@ const evidenceType: Record<string, string> = {
   products: 'invalid_products',
   correspondence: 'invalid_correspondence',
   past_payments: 'invalid_past_payments',
+  evidence_files: 'invalid_evidence_files',
 };
 
 /** For each evidence parameter: the labels of wrongTypes that are in fact valid there, then extra bad values. */
@@ -218,6 +219,23 @@ const evidenceParameters: Record<string, { valid: string[]; bad: [string, unknow
       ['a 20,000-character id', [{ ...payment, id: long(20_000) }]],
     ],
   },
+  evidence_files: {
+    valid: [],
+    bad: [
+      ['an empty item', [{}]],
+      ['an unknown category', [{ file: 'file_00000000000000000000', category: 'invoice' }]],
+      ['a file that is not an id', [{ file: '../etc/passwd', category: 'receipt' }]],
+      ['a file that does not exist', [{ file: 'file_00000000000000000000', category: 'receipt' }]],
+      [
+        '21 entries',
+        Array.from({ length: 21 }, () => ({ file: 'file_00000000000000000000', category: 'receipt' })),
+      ],
+      [
+        'a 1,001-character description',
+        [{ file: 'file_00000000000000000000', category: 'receipt', description: long(1001) }],
+      ],
+    ],
+  },
   reference_url: {
     valid: ['null'],
     bad: [
@@ -275,6 +293,7 @@ const evidenceNames = [
   'products',
   'correspondence',
   'past_payments',
+  'evidence_files',
   'reference_url',
   'account_id',
   'charge',
