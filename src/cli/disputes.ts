@@ -102,6 +102,7 @@ async function withDisputeService<T>(io: CliIo, work: (deps: DisputeDeps) => Pro
         logger,
         documentLimits: documentLimits(config),
         productImages: createProductImageFetcher({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE }),
+        filesMaxBytes: config.FILES_MAX_BYTES,
       }),
     ),
   );

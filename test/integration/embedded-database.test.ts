@@ -206,6 +206,7 @@ const disputeDeps = (submitter: Submitter = new InProcessSubmitter(true)): Dispu
   logger,
   documentLimits: limits,
   productImages: createProductImageFetcher({ allowPrivate: true }),
+  filesMaxBytes: config.FILES_MAX_BYTES,
 });
 
 interface Organisation {

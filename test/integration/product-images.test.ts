@@ -40,6 +40,8 @@ let images: Server;
 let origin: string;
 let app: ListeningServer;
 let strictApp: ListeningServer;
+/** A fetcher that trusts the test's authority, for apps served with other settings. */
+let trusting: ReturnType<typeof createProductImageFetcher>;
 const hits = new Map<string, number>();
 /** Requests to /held wait here until the test answers them. */
 const held: Array<() => void> = [];
@@ -79,6 +81,7 @@ beforeAll(async () => {
   );
   origin = `https://127.0.0.1:${port}`;
   const ca = readFileSync(authority.caFile, 'utf8');
+  trusting = createProductImageFetcher({ allowPrivate: true, ca });
   // The test settings allow loopback (WEBHOOK_ALLOW_PRIVATE); a second app runs as a deployment does.
   app = await serve(
     createApp({
@@ -248,5 +251,30 @@ describe('saving products fetches their images', () => {
     expect(saved.body.fields).toEqual({ note: 'while the image loads' });
     const [image] = await storedImages(dispute.id);
     expect(await bytesOf(image?.file ?? null)).toEqual(png);
+  });
+
+  it('keeps no image that would take the organisation past FILES_MAX_BYTES, and says so', async () => {
+    const own = await newTenant(api);
+    const small = await serve(
+      createApp({ ...api.deps, productImages: trusting, filesMaxBytes: png.length }),
+      { secure: true },
+    );
+    try {
+      const dispute = await createTestDispute(api, own.key);
+      const response = await callPort<Dispute>(small.port, 'PUT', `/v1/disputes/${dispute.id}`, {
+        key: own.key,
+        json: { products: [product(`${origin}/mug.png`), product(`${origin}/mug.jpg`)] },
+      });
+      expect(response.status, response.text).toBe(200);
+      const [kept, refused] = (await readStored(api, own, dispute.id)).productImages;
+      expect(await bytesOf(kept?.file ?? null)).toEqual(png);
+      expect(refused).toEqual({
+        url: `${origin}/mug.jpg`,
+        file: null,
+        problem: 'the organisation keeps FILES_MAX_BYTES of files already',
+      });
+    } finally {
+      await small.close();
+    }
   });
 });

@@ -41,6 +41,8 @@ export interface DisputeDeps {
   documentLimits: DocumentLimits;
   /** Fetches products' `image` URLs when products are saved (docs/api.md, "Files", "Product images"). */
   productImages: ProductImageFetcher;
+  /** FILES_MAX_BYTES: the bytes of files one organisation may keep in each mode, product images included. */
+  filesMaxBytes: number;
 }
 
 type Change = Partial<typeof disputes.$inferInsert>;

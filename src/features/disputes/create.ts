@@ -38,7 +38,7 @@ export async function createDispute(
   const at = now(deps);
   // Fetched before the transaction, which never waits on the network; kept inside it.
   const storage = postgresFileStorage(deps.db);
-  const images = await fetchProductImages(deps.productImages, storage, [], input.products ?? []);
+  const images = await fetchProductImages(deps, storage, [], input.products ?? []);
   const result = await deps.db.transaction(async (tx): Promise<StepResult> => {
     const template = await requireTemplate(tx, caller, input.template ?? null);
     const values = {

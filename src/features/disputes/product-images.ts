@@ -5,7 +5,7 @@ import type { FileType, ProductImage } from '../../domain/evidence-files.js';
 import { inspectFile } from '../../domain/file-inspection.js';
 import { filteringAgents, type OutboundOptions, outboundFailure } from '../../outbound.js';
 import { removeOwnedFiles } from '../files/owned.js';
-import { recordFile } from '../files/records.js';
+import { heldFileBytes, recordFile } from '../files/records.js';
 import { type FileStorage, postgresFileStorage } from '../files/storage.js';
 import type { Tenant } from '../tenancy.js';
 import { findDispute } from './records.js';
@@ -89,6 +89,12 @@ function imageUrls(products: readonly Product[]): string[] {
   return [...new Set(products.flatMap((product) => (product.image === undefined ? [] : [product.image])))];
 }
 
+/** What fetching needs: the fetcher, and FILES_MAX_BYTES, which bounds what is kept. */
+export interface ImageDeps {
+  productImages: ProductImageFetcher;
+  filesMaxBytes: number;
+}
+
 /** Images fetched before a dispute's transaction; `keep` finishes inside it. */
 export interface FetchedImages {
   /**
@@ -104,7 +110,7 @@ export interface FetchedImages {
  * request began (`stored`); one that failed before is tried again.
  */
 export async function fetchProductImages(
-  fetcher: ProductImageFetcher,
+  deps: ImageDeps,
   storage: FileStorage,
   stored: readonly ProductImage[],
   products: readonly Product[],
@@ -115,7 +121,7 @@ export async function fetchProductImages(
   const fetched = new Map<string, FetchedImage>();
   const worker = async () => {
     for (let url = pending.shift(); url !== undefined; url = pending.shift()) {
-      fetched.set(url, await fetcher.fetch(url));
+      fetched.set(url, await deps.productImages.fetch(url));
     }
   };
   await Promise.all(Array.from({ length: parallelFetches }, worker));
@@ -123,6 +129,8 @@ export async function fetchProductImages(
     async keep(tx, owner, current) {
       const before = new Map(current.map((entry) => [entry.url, entry]));
       const images: ProductImage[] = [];
+      // Kept images count against FILES_MAX_BYTES like uploads (docs/api.md, "Uploading").
+      let held = fetched.size > 0 ? await heldFileBytes(tx, owner) : 0;
       for (const url of urls) {
         const had = before.get(url);
         const image = fetched.get(url);
@@ -132,7 +140,14 @@ export async function fetchProductImages(
           images.push(had ?? { url, file: null, problem: 'not fetched yet: send the products again' });
         } else if ('problem' in image) {
           images.push({ url, file: null, problem: image.problem });
+        } else if (held + image.bytes.length > deps.filesMaxBytes) {
+          images.push({
+            url,
+            file: null,
+            problem: 'the organisation keeps FILES_MAX_BYTES of files already',
+          });
         } else {
+          held += image.bytes.length;
           const file = { purpose: 'product_image', pages: null, ...image } as const;
           const row = await recordFile(tx, storage, owner, {
             ...file,
@@ -153,16 +168,11 @@ export async function fetchProductImages(
 
 /** The same for a request on a stored dispute: what it had kept when the request began is not fetched. */
 export async function imagesForDispute(
-  deps: { db: Db; productImages: ProductImageFetcher },
+  deps: ImageDeps & { db: Db },
   tenant: Tenant,
   id: string,
   products: readonly Product[],
 ): Promise<FetchedImages> {
   const { dispute } = await findDispute(deps.db, tenant, id);
-  return fetchProductImages(
-    deps.productImages,
-    postgresFileStorage(deps.db),
-    dispute.productImages,
-    products,
-  );
+  return fetchProductImages(deps, postgresFileStorage(deps.db), dispute.productImages, products);
 }

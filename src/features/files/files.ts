@@ -1,4 +1,4 @@
-import { and, eq, notInArray, sql, sum } from 'drizzle-orm';
+import { and, eq, notInArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { type PageQuery, planPage } from '../../db/paging.js';
 import { disputes, files } from '../../db/schema/index.js';
@@ -7,7 +7,7 @@ import type { FileType } from '../../domain/evidence-files.js';
 import { inspectFile } from '../../domain/file-inspection.js';
 import { decidedStates } from '../../domain/states.js';
 import { ownedBy, type Tenant } from '../tenancy.js';
-import { type FileRow, recordFile } from './records.js';
+import { type FileRow, heldFileBytes, recordFile } from './records.js';
 import type { FileStorage } from './storage.js';
 
 /** The files API (docs/api.md, "Files"): each file belongs to one organisation and mode. */
@@ -49,14 +49,7 @@ export async function uploadFile(deps: FileDeps, tenant: Tenant, upload: Upload)
     throw new ApiError('invalid_file', `The file cannot be used: ${inspection.problem}.`);
   }
   return deps.db.transaction(async (tx) => {
-    // Uploads of one tenant take turns, so two at once cannot both pass the bound.
-    const key = `files:${tenant.orgId}:${tenant.livemode}`;
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
-    const [held] = await tx
-      .select({ bytes: sum(files.size).mapWith(Number) })
-      .from(files)
-      .where(ownedBy(files, tenant));
-    if ((held?.bytes ?? 0) + upload.bytes.length > deps.filesMaxBytes) {
+    if ((await heldFileBytes(tx, tenant)) + upload.bytes.length > deps.filesMaxBytes) {
       throw new ApiError(
         'invalid_request',
         `An organisation may keep at most ${deps.filesMaxBytes} bytes of files in ${tenant.livemode ? 'live' : 'test'} mode (FILES_MAX_BYTES); delete files before uploading more.`,
