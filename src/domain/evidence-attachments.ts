@@ -93,7 +93,7 @@ export function attachmentBlocks(files: readonly DocumentFile[], placer: ImagePl
       where,
     ];
     if (file.removed) {
-      rows.push({ cells: cells('Removed (personal data), not shown'), detail: null });
+      rows.push({ cells: cells('Removed by a personal-data request, not shown'), detail: null });
     } else if (file.slot) {
       rows.push({ cells: cells(`Sent separately as ${file.slot}`), detail: null });
     } else if (file.type === 'pdf') {

@@ -1,5 +1,7 @@
 import type { CorrespondenceItem, FieldValue, PastPayment, Product } from './evidence.js';
 import type { EvidenceDocumentInput, EvidenceTemplate } from './evidence-document.js';
+import type { EvidenceFileEntry } from './evidence-files.js';
+import { redactFilename } from './personal-data-files.js';
 import {
   containsDeep,
   isRecord,
@@ -130,6 +132,8 @@ export interface PersonalColumns {
   correspondence: CorrespondenceItem[];
   pastPayments: PastPayment[];
   referenceUrl: string | null;
+  /** Their descriptions are text like any other evidence (absent from rows read before evidence files). */
+  evidenceFiles?: EvidenceFileEntry[];
 }
 
 /** Who a dispute's customer is, as its row (or a stored render input) holds it. */
@@ -160,12 +164,13 @@ const evidenceOf = (dispute: PersonalColumns) => [
   dispute.correspondence,
   dispute.pastPayments,
   dispute.referenceUrl,
+  dispute.evidenceFiles ?? [],
 ];
 
 /**
  * A dispute concerns the person when its customer is them (`isPersonsCustomer`), or when their email or
- * name is mentioned in its evidence (fields, products, correspondence, past payments) or its reference
- * URL. Another customer's own attributes do not count, even where they mention the name.
+ * name is mentioned in its evidence (fields, products, correspondence, past payments, the descriptions of
+ * its evidence files) or its reference URL. Another customer's own attributes do not count, even where they mention the name.
  */
 export function concernsPerson(dispute: PersonalColumns, person: Person): boolean {
   return isPersonsCustomer(dispute, person) || containsDeep(evidenceOf(dispute), person.mentions);
@@ -181,10 +186,11 @@ export function objectConcernsPerson(object: unknown, person: Person): boolean {
   return containsDeep(omit(object, [...customerAttributes, 'evidence']), person.mentions);
 }
 
-/** Whether a response document's render input is about the person: its dispute or its template text. */
+/** Whether a response document's render input is about the person: its dispute, its template text or its files. */
 export function documentConcernsPerson(input: EvidenceDocumentInput, person: Person): boolean {
   return (
     concernsPerson(input.dispute, person) ||
+    containsDeep(input.files ?? [], person.mentions) ||
     (input.template !== null && !sameTemplate(redactTemplate(input.template, person), input.template))
   );
 }
@@ -264,20 +270,22 @@ export function redactDispute(
   whose: Whose = { theirs: isPersonsCustomer(dispute, person) },
 ): PersonalColumns {
   const { customerName, customerEmail, customerPurchaseIp, addressZip } = dispute;
-  const { fields, products, correspondence, pastPayments, referenceUrl } = dispute;
+  const { fields, products, correspondence, pastPayments, referenceUrl, evidenceFiles } = dispute;
   const customer = whose.theirs
     ? { customerName: null, customerEmail: null, customerPurchaseIp: null, addressZip: null }
     : { customerName, customerEmail, customerPurchaseIp, addressZip };
+  const evidence = { fields, products, correspondence, pastPayments, referenceUrl };
   return {
     ...customer,
-    ...redactEvidence({ fields, products, correspondence, pastPayments, referenceUrl }, person, whose),
+    ...redactEvidence(evidenceFiles ? { ...evidence, evidenceFiles } : evidence, person, whose),
   };
 }
 
 /**
  * A response document's render input without the person, for rendering it again: its dispute as
  * `redactDispute` leaves a row (their own dispute by default when its customer, as submitted, is them),
- * and every mention in the template's name, body and field descriptions replaced. The template is the
+ * every mention in the template's name, body and field descriptions and in its files' descriptions
+ * replaced, and a file's name that mentions them replaced whole (`redactFilename`). The template is the
  * merchant's text, but a merchant may have written the customer's name into it; its `{{…}}` placeholders
  * are kept as they are, so the body still fills from the redacted dispute. The date and every other
  * attribute stay, so the document stays the record of what was sent, less the person.
@@ -291,6 +299,11 @@ export function redactDocumentInput(
     ...input,
     dispute: { ...input.dispute, ...redactDispute(input.dispute, person, whose) },
     template: input.template && redactTemplate(input.template, person),
+    files: input.files?.map((file) => ({
+      ...file,
+      filename: redactFilename(file.filename, person.mentions),
+      description: file.description?.replace(person.mentions, redactedText) ?? null,
+    })),
   };
 }
 

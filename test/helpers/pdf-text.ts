@@ -1,4 +1,4 @@
-import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { getDocument, OPS } from 'pdfjs-dist/legacy/build/pdf.mjs';
 
 /** Reading PDFs back in tests, with pdf.js: the document, and the text of its pages. */
 
@@ -27,4 +27,16 @@ export async function pageLines(pdf: Buffer | Uint8Array): Promise<string[]> {
 /** The text of each page, whitespace (line breaks included) collapsed. */
 export async function pageTexts(pdf: Buffer | Uint8Array): Promise<string[]> {
   return (await pageLines(pdf)).map((page) => page.replace(/\s+/g, ' ').trim());
+}
+
+/** How many image XObjects each page of the PDF draws. */
+export async function imagesDrawn(pdf: Buffer): Promise<number[]> {
+  const document = await openPdf(pdf);
+  const counts: number[] = [];
+  for (let number = 1; number <= document.numPages; number++) {
+    const operators = await (await document.getPage(number)).getOperatorList();
+    counts.push(operators.fnArray.filter((op) => op === OPS.paintImageXObject).length);
+  }
+  await document.destroy();
+  return counts;
 }

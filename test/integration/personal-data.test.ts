@@ -206,7 +206,7 @@ describe('POST /v1/personal-data/retrieve and /remove: the answers', () => {
       kind: 'retrieve',
       emailHash: expect.stringMatching(/^[0-9a-f]{64}$/),
       nameHash: expect.stringMatching(/^[0-9a-f]{64}$/),
-      summary: { disputes: 0, submissions: 0, documents: 0, events: 0 },
+      summary: { disputes: 0, submissions: 0, documents: 0, events: 0, files: 0 },
       completedAt: expect.any(Date),
     });
     expect(row?.notificationEmail).toMatch(/^v2\./);
@@ -240,8 +240,8 @@ describe('POST /v1/personal-data/retrieve and /remove: the answers', () => {
     ]);
     expect(rows.every((row) => row.export === null && row.subject === null)).toBe(true);
     expect(rows.map((row) => row.summary)).toEqual([
-      { disputes: 0, submissions: 0, documents: 0, events: 0, exports: 0 },
-      { disputes: 0, submissions: 0, documents: 0, events: 0, exports: 0 },
+      { disputes: 0, submissions: 0, documents: 0, events: 0, files: 0, filenames: 0, exports: 0 },
+      { disputes: 0, submissions: 0, documents: 0, events: 0, files: 0, filenames: 0, exports: 0 },
     ]);
   });
 
@@ -411,7 +411,7 @@ describe('npm run cli -- privacy', () => {
         kind: 'retrieve',
         notification_email: 'dpo@shop.example',
         export: 'available',
-        summary: { disputes: 1, submissions: 0, documents: 0, events: 1 },
+        summary: { disputes: 1, submissions: 0, documents: 0, events: 1, files: 0 },
         created: expect.any(String),
         completed: expect.any(String),
         failure: null,
@@ -677,7 +677,15 @@ describe('POST /v1/personal-data/remove: no trace left', () => {
     // A second removal finds nothing left to change.
     const again = await removeAndWait(tenant.key, { email: who.email, name: who.name });
     const [repeat] = (await requestRows(tenant)).filter((row) => row.id === again.body.id);
-    expect(repeat?.summary).toEqual({ disputes: 0, submissions: 0, documents: 0, events: 0, exports: 0 });
+    expect(repeat?.summary).toEqual({
+      disputes: 0,
+      submissions: 0,
+      documents: 0,
+      events: 0,
+      files: 0,
+      filenames: 0,
+      exports: 0,
+    });
     await receiver.close();
   });
 });

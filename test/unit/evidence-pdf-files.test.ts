@@ -11,7 +11,7 @@ import { imageSize } from '../../src/domain/image-size.js';
 import type { AttachedFile } from '../../src/processors/types.js';
 import { bareDispute, fullSubmission, generatedAt } from '../helpers/evidence-documents.js';
 import { contractFiles, sampleJpeg, samplePng } from '../helpers/evidence-files.js';
-import { openPdf, pageTexts } from '../helpers/pdf-text.js';
+import { imagesDrawn, pageTexts } from '../helpers/pdf-text.js';
 
 /** The files as the document takes them, the receipt sent on its own in a `receipt` slot. */
 const documentFiles = (files: AttachedFile[], slots = { receipt: 'receipt' }): DocumentFile[] =>
@@ -30,19 +30,6 @@ const bytesOf = (files: AttachedFile[]) => new Map(files.map((file) => [file.id,
 
 async function render(input: EvidenceDocumentInput, files: AttachedFile[]) {
   return (await renderDocument(buildEvidenceDocument(input), bytesOf(files))).pdf;
-}
-
-/** How many image XObjects the PDF's pages draw. */
-async function imagesDrawn(pdf: Buffer): Promise<number[]> {
-  const document = await openPdf(pdf);
-  const { OPS } = await import('pdfjs-dist/legacy/build/pdf.mjs');
-  const counts: number[] = [];
-  for (let number = 1; number <= document.numPages; number++) {
-    const operators = await (await document.getPage(number)).getOperatorList();
-    counts.push(operators.fnArray.filter((op) => op === OPS.paintImageXObject).length);
-  }
-  await document.destroy();
-  return counts;
 }
 
 describe('imageSize', () => {

@@ -28,20 +28,22 @@ export async function ownedFiles(
   return new Map(rows.map((row) => [row.id, row]));
 }
 
-/** Deletes the tenant's files among `ids`, records and bytes, in the caller's transaction. */
+/**
+ * Deletes the tenant's files among `ids`, records and bytes, in the caller's transaction. Answers the ids
+ * deleted.
+ */
 export async function removeOwnedFiles(
   tx: Tx,
   storage: FileStorage,
   tenant: Tenant,
   ids: readonly string[],
-): Promise<void> {
-  if (ids.length === 0) return;
+): Promise<string[]> {
+  if (ids.length === 0) return [];
   const removed = await tx
     .delete(files)
     .where(and(ownedBy(files, tenant), anyOf(files.id, ids, 'text')))
     .returning({ id: files.id });
-  await storage.remove(
-    tx,
-    removed.map((row) => row.id),
-  );
+  const deleted = removed.map((row) => row.id);
+  await storage.remove(tx, deleted);
+  return deleted;
 }

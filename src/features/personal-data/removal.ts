@@ -14,12 +14,16 @@ import {
   redactDocumentInput,
   redactEvidence,
 } from '../../domain/personal-data.js';
+import { documentWithoutFiles, objectWithoutFiles, withoutFiles } from '../../domain/personal-data-files.js';
 import { sameJson } from '../../domain/redaction.js';
 import { newId } from '../../ids.js';
 import type { SecretBox } from '../../secrets.js';
+import { removeOwnedFiles } from '../files/owned.js';
+import { postgresFileStorage } from '../files/storage.js';
 import { rerenderDocuments } from '../responses/documents.js';
 import { sealedAt } from '../secrets/sealed-columns.js';
 import { ownedBy, type Tenant } from '../tenancy.js';
+import { personsFiles, redactFilenames } from './files.js';
 import type { PersonalDataRequestRow } from './requests.js';
 import {
   lockPerson,
@@ -156,7 +160,7 @@ export async function carryOutRemoval(deps: PersonalDataDeps, requestId: string)
     // Searched again under the locks: what finished between the first search and them is included.
     const held = await findHeld(tx, tenant, person, true);
 
-    const summary = await redactHeld(tx, person, held, touchedBy(held));
+    const summary = await redactHeld(tx, tenant, person, held, touchedBy(held));
     const exports = await tx
       .update(personalDataRequests)
       .set({ export: null })
@@ -194,14 +198,30 @@ function othersOf(request: PersonalDataRequestRow, emailHashes: string[]) {
   );
 }
 
-async function redactHeld(tx: Tx, person: Person, held: Held, touched: string[]) {
+async function redactHeld(tx: Tx, tenant: Tenant, person: Person, held: Held, touched: string[]) {
   const theirs = held.disputes.filter((dispute) => isPersonsCustomer(dispute, person));
   const theirUids = new Set(theirs.map((dispute) => dispute.uid));
   const theirIds = new Set(theirs.map((dispute) => dispute.id));
 
+  // First: the person's files go, records and bytes; the records naming them lose them below.
+  const theirSubmissions = held.submissions.filter((submission) => theirUids.has(submission.disputeUid));
+  const removed = new Set(
+    await removeOwnedFiles(
+      tx,
+      postgresFileStorage(tx),
+      tenant,
+      await personsFiles(tx, tenant, theirs, theirSubmissions),
+    ),
+  );
+  const filesRenamed = await redactFilenames(tx, tenant, person);
+
   let disputesRedacted = 0;
   for (const dispute of held.disputes) {
-    const redacted = redactDispute(dispute, person, { theirs: theirUids.has(dispute.uid) });
+    const kept = withoutFiles(dispute, removed);
+    const redacted = {
+      ...redactDispute(kept, person, { theirs: theirUids.has(dispute.uid) }),
+      productImages: kept.productImages,
+    };
     if (sameJson(redacted, pick(dispute, redacted))) continue;
     // No updatedAt: timestamps are kept, a redaction is no edit of the client's. The trigger still bumps `version`.
     await tx.update(disputes).set(redacted).where(eq(disputes.uid, dispute.uid));
@@ -210,7 +230,7 @@ async function redactHeld(tx: Tx, person: Person, held: Held, touched: string[])
 
   let submissionsRedacted = 0;
   for (const submission of held.submissions) {
-    const evidence = redactEvidence(submission.evidence, person, {
+    const evidence = redactEvidence(withoutFiles(submission.evidence, removed), person, {
       theirs: theirUids.has(submission.disputeUid),
     });
     if (sameJson(evidence, submission.evidence)) continue;
@@ -220,7 +240,7 @@ async function redactHeld(tx: Tx, person: Person, held: Held, touched: string[])
 
   let eventsRedacted = 0;
   for (const event of held.events) {
-    const data = redactDisputeObject(event.data, person, {
+    const data = redactDisputeObject(objectWithoutFiles(event.data, removed, person.mentions), person, {
       theirs:
         (event.disputeUid !== null && theirUids.has(event.disputeUid)) ||
         isPersonsCustomer(customerOfObject(event.data), person),
@@ -230,10 +250,10 @@ async function redactHeld(tx: Tx, person: Person, held: Held, touched: string[])
     eventsRedacted += 1;
   }
 
-  // Last: the documents are rendered again from their stored inputs, redacted the same way, and the
-  // events that carried their evidence take the new dictionary.
+  // Last: the documents are rendered again from their stored inputs, redacted the same way and without
+  // the removed files (listed as removed), and the events that carried their evidence take the new dictionary.
   const documentsRedacted = await rerenderDocuments(tx, touched, (input) =>
-    redactDocumentInput(input, person, {
+    redactDocumentInput(documentWithoutFiles(input, removed), person, {
       theirs: theirIds.has(input.dispute.id) || isPersonsCustomer(input.dispute, person),
     }),
   );
@@ -242,6 +262,8 @@ async function redactHeld(tx: Tx, person: Person, held: Held, touched: string[])
     submissions: submissionsRedacted,
     documents: documentsRedacted.length,
     events: eventsRedacted,
+    files: removed.size,
+    filenames: filesRenamed,
   };
 }
 

@@ -8,6 +8,7 @@ import type { SecretBox } from '../../secrets.js';
 import { loadTemplates } from '../disputes/records.js';
 import { sealedAt } from '../secrets/sealed-columns.js';
 import type { Tenant } from '../tenancy.js';
+import { exportedFiles } from './files.js';
 import type { PersonalDataRequestRow } from './requests.js';
 import { findHeld } from './search.js';
 
@@ -58,6 +59,7 @@ export async function retrievePersonalData(
     await lockPerson(tx, tenant, hashes.emailHash);
     const held = await findHeld(tx, tenant, person, false);
     const templates = await loadTemplates(tx, held.disputes);
+    const files = await exportedFiles(tx, tenant, held);
     const exported = {
       object: 'personal_data_export',
       request: id,
@@ -85,6 +87,7 @@ export async function retrievePersonalData(
         created: formatTimestamp(event.createdAt),
         data: event.data,
       })),
+      files,
     };
     return recordRequest(tx, {
       id,
@@ -102,6 +105,7 @@ export async function retrievePersonalData(
         submissions: held.submissions.length,
         documents: held.documents.length,
         events: held.events.length,
+        files: files.length,
       },
       createdAt,
       completedAt: now(deps),

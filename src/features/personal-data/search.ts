@@ -51,7 +51,7 @@ export interface Held {
  * What the database says may mention the person (a superset: `Person.searchPatterns`); the exact test is
  * made here, on the rows it returns.
  */
-const mayMention = (text: SQL, person: Person) =>
+export const mayMention = (text: SQL, person: Person) =>
   sql`${text} ~ any(${sql.param(person.searchPatterns)}::text[])`;
 
 /**
@@ -65,7 +65,7 @@ const mayMention = (text: SQL, person: Person) =>
 export async function findHeld(tx: Tx, tenant: Tenant, person: Person, lock: boolean): Promise<Held> {
   const disputeText = sql`concat_ws(' ', ${disputes.customerName}, ${disputes.customerEmail},
     ${disputes.referenceUrl}, ${disputes.fields}::text, ${disputes.products}::text,
-    ${disputes.correspondence}::text, ${disputes.pastPayments}::text)`;
+    ${disputes.correspondence}::text, ${disputes.pastPayments}::text, ${disputes.evidenceFiles}::text)`;
   const disputeQuery = tx
     .select()
     .from(disputes)
