@@ -85,9 +85,10 @@ export function documentWithoutFiles(
  * (`[redacted].pdf`), so that it still says what kind of file it is. `mentions` is global.
  */
 export function redactFilename(filename: string, mentions: RegExp): string {
-  if (filename.search(mentions) === -1) return filename;
-  const extension = /\.[A-Za-z0-9]{1,8}$/.exec(filename)?.[0] ?? '';
-  return `${redactedText}${extension.search(mentions) === -1 ? extension : ''}`;
+  const redacted = filename.replace(mentions, redactedText);
+  if (redacted === filename) return filename;
+  // Read after the mentions are replaced, so that no part of a mention is kept as the extension.
+  return `${redactedText}${/\.[A-Za-z0-9]{1,8}$/.exec(redacted)?.[0] ?? ''}`;
 }
 
 /**
