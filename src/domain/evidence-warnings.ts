@@ -83,7 +83,9 @@ export function evidenceWarnings(input: WarningInput): EvidenceWarning[] {
           'file_type_not_taken',
           `is ${file.type}, which ${processor} does not take: it is shown in the response document instead.`,
         );
-      } else {
+      } else if (Object.keys(limits.slots).length > 0) {
+        // Only where the processor takes some files on their own: where it takes none, every file is in
+        // the document by design, and saying so of each would be noise.
         warn('no_file_slot', `has no ${processor} slot of its own: it is shown in the response document.`);
       }
       continue;

@@ -87,7 +87,7 @@ const preview = (id: string, format?: 'json') =>
 
 describe('GET /v1/disputes/:id/preview', () => {
   it('answers the document as a PDF: the files drawn and listed, the PDF appended; nothing saved', async () => {
-    mock.evidenceLimits = documentOnly;
+    mock.evidenceLimits = { ...documentOnly, slots: { shipping_documentation: 'delivery_proof' } };
     const { id } = await disputeWithFiles();
     const before = await readStored(api, tenant, id);
     const response = await preview(id);
@@ -112,7 +112,8 @@ describe('GET /v1/disputes/:id/preview', () => {
   });
 
   it('answers its figures and warnings with format=json', async () => {
-    mock.evidenceLimits = documentOnly;
+    // A processor that takes delivery proofs on their own: the receipt and the messages have no slot.
+    mock.evidenceLimits = { ...documentOnly, slots: { shipping_documentation: 'delivery_proof' } };
     const { id, receipt, messages } = await disputeWithFiles();
     const pdf = await preview(id);
     const response = await preview(id, 'json');

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pageTexts } from '../helpers/pdf-text.js';
 import { redisUrl, testRedisPrefix } from '../helpers/services.js';
 
 /**
@@ -205,7 +206,7 @@ describe('npm start with nothing configured', () => {
     const commands = await walkthrough();
     const curls = commands.filter((command) => command.startsWith('curl '));
     const receiverCommand = commands.find((command) => command.startsWith('node -e '));
-    expect(curls).toHaveLength(8);
+    expect(curls).toHaveLength(10);
     expect(receiverCommand).toBeDefined();
     const env: Record<string, string> = { KEY: key };
 
@@ -248,35 +249,58 @@ describe('npm start with nothing configured', () => {
     expect(template.status).toBe(201);
     expect(template.body).toMatchObject({ object: 'template', id: 'fraud', name: 'Fraud' });
 
-    // 4. Attach, then submit.
-    const attached = await curl(curls[3] as string, first.port, env);
+    // 4. The receipt, uploaded.
+    const uploaded = await curl(curls[3] as string, first.port, env);
+    expect(uploaded.status).toBe(201);
+    expect(uploaded.body).toMatchObject({
+      object: 'file',
+      filename: 'receipt.png',
+      type: 'png',
+      pages: null,
+    });
+    env.FILE = uploaded.body.id as string;
+
+    // 5. Attach, with the receipt, and preview.
+    const attached = await curl(curls[4] as string, first.port, env);
     expect(attached.status).toBe(200);
     expect(attached.body).toMatchObject({
       id: dispute,
       template: 'fraud',
       fields: { order_id: 'A-1001' },
       missing_fields: {},
+      evidence_files: [
+        { file: env.FILE, category: 'receipt', description: 'Receipt e-mailed with the order' },
+      ],
     });
-    const submitted = await curl(curls[4] as string, first.port, env);
+    const preview = await curl(curls[5] as string, first.port, env);
+    expect(preview.status).toBe(200);
+    expect(preview.body).toMatchObject({ object: 'preview', warnings: [], livemode: false });
+
+    // 6. Submit; the response, its PDF through the signed link, and the receipt through its own.
+    const submitted = await curl(curls[6] as string, first.port, env);
     expect(submitted.status).toBe(201);
     expect(submitted.body).toMatchObject({ id: dispute, state: 'submitted', submitted_count: 1 });
-
-    // 5. The response, and its PDF through the signed link.
-    const response = await curl(curls[5] as string, first.port, env);
+    const response = await curl(curls[7] as string, first.port, env);
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ object: 'response', dispute });
     const pdf = await fetchOver(response.body.response_url as string);
     expect(pdf.status).toBe(200);
     expect(pdf.type).toBe('application/pdf');
     expect(pdf.body.subarray(0, 5).toString()).toBe('%PDF-');
+    expect((await pageTexts(pdf.body)).join('\n')).toContain('Receipt e-mailed with the order');
+    const [receipt] = response.body.files as { file: string; url: string }[];
+    expect(receipt?.file).toBe(env.FILE);
+    const image = await fetchOver(receipt?.url as string);
+    expect(image.status).toBe(200);
+    expect(image.body.equals(await readFile(join(root, 'docs', 'examples', 'receipt.png')))).toBe(true);
 
-    // 6. Queue the other.
-    const queued = await curl(curls[6] as string, first.port, env);
+    // 7. Queue the other.
+    const queued = await curl(curls[8] as string, first.port, env);
     expect(queued.status).toBe(200);
     expect(queued.body).toMatchObject({ id: env.OTHER, template: 'fraud' });
     expect(queued.body.state).toBe('queued');
 
-    // 7. The receiver printed the signed dispute.submitted; the event log holds it.
+    // 8. The receiver printed the signed dispute.submitted; the event log holds it.
     const delivered = await waitUntil('dispute.submitted at the receiver', () =>
       receiverOutput
         .split('\n')
@@ -285,7 +309,7 @@ describe('npm start with nothing configured', () => {
         .find((event) => event.type === 'dispute.submitted' && event.dispute === dispute),
     );
     expect(delivered).toMatchObject({ object: 'webhook', type: 'dispute.submitted', livemode: false });
-    const events = await curl(curls[7] as string, first.port, env);
+    const events = await curl(curls[9] as string, first.port, env);
     expect(events.status).toBe(200);
     expect(events.body.object).toBe('list');
   }, 180_000);
