@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { EvidenceDocument } from '../domain/evidence-document.js';
+import { Failure } from '../domain/failure.js';
 import type { FileBytes } from './pdf.js';
 import type { RenderAnswer, RenderTask } from './pdf-thread.js';
 
@@ -168,7 +169,7 @@ export class RenderPool {
           pdf: Buffer.from(answer.pdf.buffer, answer.pdf.byteOffset, answer.pdf.length),
           pages: answer.pages,
         });
-      else running.task.reject(new Error(`rendering the PDF failed: ${answer.error}`));
+      else running.task.reject(renderFailure(answer.error));
       this.#dispatch();
       if (!thread.running) worker.unref();
     });
@@ -261,4 +262,23 @@ export function configureRenderThreads(count: number | undefined, renderTimeoutM
 export function renderPool(): RenderPool {
   shared ??= new RenderPool({ threads, timeoutMs });
   return shared;
+}
+
+/**
+ * An evidence image the layout engine cannot decode, though its header read well (a corrupt scan): the
+ * same bytes fail every time, so rendering again cannot help, and the file is what must change.
+ */
+export class UndrawableImageError extends Failure {
+  override readonly name = 'UndrawableImageError';
+  readonly permanent = true;
+}
+
+function renderFailure(reason: string): Error {
+  const decoding = /failed to decode image \(([^)]*)\)/.exec(reason);
+  if (decoding) {
+    return new UndrawableImageError(
+      `Not sent: an evidence image cannot be decoded (${decoding[1]}); replace the file.`,
+    );
+  }
+  return new Error(`rendering the PDF failed: ${reason}`);
 }

@@ -48,20 +48,35 @@ const pointsPerPixel = 0.75;
 export const imageMaxHeight = contentHeight - 80;
 const thumbnail = { width: 160, height: 120 };
 
+/**
+ * The most pixels one document's images may come to. The layout engine decodes every image it draws
+ * whole, in memory of its own, so this bounds a render thread's memory whatever the files
+ * (docs/api.md, "In the response document"); an image past it is listed but not drawn.
+ */
+export const maxDrawnPixels = 60_000_000;
+
 /** Names each image once, in the order drawn, and collects what the renderer needs. */
 export class ImagePlacer {
   readonly files: DocumentFiles = { images: [], appended: [] };
   readonly #paths = new Map<string, string>();
+  #pixels = 0;
 
-  /** The image drawn within `maxWidth` × `maxHeight` points; null when its size cannot be read. */
+  /** The image drawn within `maxWidth` × `maxHeight` points, or why it is not drawn. */
   draw(
     file: { id: string; type: FileType; pixels: PixelSize | null },
     maxWidth: number,
     maxHeight: number,
-  ): DrawnImage | null {
-    if (!file.pixels) return null;
+  ): DrawnImage | { notDrawn: string } {
+    if (!file.pixels) return { notDrawn: 'its size cannot be read' };
     let path = this.#paths.get(file.id);
     if (!path) {
+      const pixels = file.pixels.width * file.pixels.height;
+      if (this.#pixels + pixels > maxDrawnPixels) {
+        return {
+          notDrawn: `the document's images would come to more than ${maxDrawnPixels.toLocaleString('en-US')} pixels`,
+        };
+      }
+      this.#pixels += pixels;
       path = `/files/${this.files.images.length}.${file.type}`;
       this.#paths.set(file.id, path);
       this.files.images.push({ path, file: file.id });
@@ -104,8 +119,8 @@ export function attachmentBlocks(files: readonly DocumentFile[], placer: ImagePl
       rows.push({ cells: cells(where), detail: null, appended });
     } else {
       const image = placer.draw(file, contentWidth, imageMaxHeight);
-      if (!image) {
-        rows.push({ cells: cells('Not shown: the image size cannot be read'), detail: null });
+      if ('notDrawn' in image) {
+        rows.push({ cells: cells(`Not shown: ${image.notDrawn}`), detail: null });
         continue;
       }
       rows.push({ cells: cells('Shown in this document'), detail: null });
@@ -145,8 +160,8 @@ export function withProductImages(
     const kept = url === undefined ? undefined : byUrl.get(url);
     if (!kept) return row;
     const image = kept.file && placer.draw(kept.file, thumbnail.width, thumbnail.height);
-    if (image) return { ...row, image };
-    const problem = kept.problem ?? 'its size cannot be read';
+    if (image && !('notDrawn' in image)) return { ...row, image };
+    const problem = kept.problem ?? (image ? image.notDrawn : 'its size cannot be read');
     return { ...row, detail: joined([row.detail, `Image not available: ${problem}`], '\n\n') };
   });
   return { ...table, rows };

@@ -1,5 +1,6 @@
 import { PDFDocument } from 'pdf-lib';
 import { type FileType, maxFileBytes } from './evidence-files.js';
+import { imageSize } from './image-size.js';
 
 /**
  * What a file is, judged by its bytes alone (docs/api.md, "Files"): never by its name or declared
@@ -17,12 +18,32 @@ function tail(bytes: Buffer): Buffer {
   return bytes.subarray(Math.max(0, bytes.length - trailingSlack));
 }
 
+/**
+ * The largest image taken, in pixels and along a side. An image is decoded whole to be drawn, at up to
+ * four bytes a pixel, so a small file of a huge image would cost gigabytes (docs/api.md, "Uploading").
+ */
+export const maxImagePixels = 25_000_000;
+export const maxImageSide = 12_000;
+
+const count = (value: number) => value.toLocaleString('en-US');
+
+function sized(bytes: Buffer, type: 'png' | 'jpg'): Inspection {
+  const size = imageSize(bytes, type);
+  if (!size) return { problem: `the ${type === 'png' ? 'PNG' : 'JPEG'} has no readable image size` };
+  if (size.width * size.height > maxImagePixels || Math.max(size.width, size.height) > maxImageSide) {
+    return {
+      problem: `the image is ${count(size.width)} × ${count(size.height)} pixels; at most ${count(maxImagePixels)} pixels and ${count(maxImageSide)} a side are taken`,
+    };
+  }
+  return { type, pages: null };
+}
+
 function inspectPng(bytes: Buffer): Inspection {
   if (bytes.length < 33 || bytes.toString('latin1', 12, 16) !== 'IHDR') {
     return { problem: 'the PNG has no image header' };
   }
   if (!tail(bytes).includes(pngEnd)) return { problem: 'the PNG is truncated: it has no IEND chunk' };
-  return { type: 'png', pages: null };
+  return sized(bytes, 'png');
 }
 
 function inspectJpeg(bytes: Buffer): Inspection {
@@ -30,21 +51,24 @@ function inspectJpeg(bytes: Buffer): Inspection {
   if (end.lastIndexOf(Buffer.from([0xff, 0xd9])) < 0) {
     return { problem: 'the JPEG is truncated: it has no end-of-image marker' };
   }
-  return { type: 'jpg', pages: null };
+  return sized(bytes, 'jpg');
 }
 
 async function inspectPdf(bytes: Buffer): Promise<Inspection> {
   if (!tail(bytes).includes('%%EOF')) return { problem: 'the PDF is truncated: it has no %%EOF' };
-  let document: PDFDocument;
+  let encrypted: boolean;
+  let pages: number;
   try {
     // Loaded despite encryption, then asked: pdf-lib's EncryptedPDFError is compiled to ES5, where
-    // `instanceof` does not recognise it.
-    document = await PDFDocument.load(bytes, { updateMetadata: false, ignoreEncryption: true });
+    // `instanceof` does not recognise it. Counting pages walks the page tree, which a hostile file can
+    // make endless (a node that is its own child): that throws too, inside here.
+    const document = await PDFDocument.load(bytes, { updateMetadata: false, ignoreEncryption: true });
+    encrypted = document.isEncrypted;
+    pages = encrypted ? 0 : document.getPageCount();
   } catch {
     return { problem: 'the PDF cannot be read' };
   }
-  if (document.isEncrypted) return { problem: 'the PDF is encrypted: upload it without a password' };
-  const pages = document.getPageCount();
+  if (encrypted) return { problem: 'the PDF is encrypted: upload it without a password' };
   if (pages === 0) return { problem: 'the PDF has no pages' };
   return { type: 'pdf', pages };
 }

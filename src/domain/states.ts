@@ -126,10 +126,11 @@ export function decide(
 export const closedStates: readonly DisputeState[] = ['won', 'lost', 'charge_refunded', 'warning_closed'];
 
 /**
- * Decided disputes: the processor has ruled or the merchant gave up, so their evidence will never be sent
- * again. Only these let go of the files they name (docs/api.md, "Reading and deleting").
+ * Decided disputes: the processor has ruled, so their evidence will never be sent again. Only these let
+ * go of the files they name (docs/api.md, "Reading and deleting"). Not `accepted`: an accepted dispute
+ * can still be submitted (with `force`, or before version 2020-02-28).
  */
-export const decidedStates: readonly DisputeState[] = [...closedStates, 'accepted'];
+export const decidedStates: readonly DisputeState[] = closedStates;
 
 /** States the processor decides: mirroring may move a dispute out of a service-local state only into these. */
 export const processorOutcomeStates: readonly DisputeState[] = [

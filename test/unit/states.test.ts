@@ -231,9 +231,8 @@ describe('decide: the rows that depend on force and version', () => {
 });
 
 describe('decided states (docs/api.md, "Reading and deleting")', () => {
-  it('are won, lost, accepted, warning_closed and charge_refunded: only these let go of their files', () => {
+  it('are won, lost, warning_closed and charge_refunded (not accepted, which may still be submitted): only these let go of their files', () => {
     expect([...decidedStates].sort()).toEqual([
-      'accepted',
       'charge_refunded',
       'lost',
       'warning_closed',

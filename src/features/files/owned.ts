@@ -24,7 +24,10 @@ export async function ownedFiles(
   const rows = await tx
     .select({ id: files.id, purpose: files.purpose, size: files.size })
     .from(files)
-    .where(and(ownedBy(files, tenant), anyOf(files.id, ids, 'text')));
+    .where(and(ownedBy(files, tenant), anyOf(files.id, ids, 'text')))
+    // Held until the caller commits: a delete of the file (which locks it for update) waits, then sees
+    // the dispute that now names it, rather than deleting a file a dispute is about to name.
+    .for('share');
   return new Map(rows.map((row) => [row.id, row]));
 }
 

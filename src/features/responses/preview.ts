@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client.js';
-import { renderPool } from '../../documents/render-pool.js';
+import { renderPool, UndrawableImageError } from '../../documents/render-pool.js';
 import { type DocumentLimits, documentSizeProblem, measureDocument } from '../../domain/document-size.js';
 import { ApiError, notFound } from '../../domain/errors.js';
 import { buildEvidenceDocument, evidenceDictionary } from '../../domain/evidence-document.js';
@@ -58,7 +58,14 @@ export async function previewResponse(
   });
   const problem = documentSizeProblem(measureDocument(input), deps.documentLimits);
   if (problem) throw problem;
-  const { pdf, pages } = await renderPool().renderCounted(buildEvidenceDocument(input), dispute.orgId, bytes);
+  const { pdf, pages } = await renderPool()
+    .renderCounted(buildEvidenceDocument(input), dispute.orgId, bytes)
+    .catch((error: unknown) => {
+      if (error instanceof UndrawableImageError) {
+        throw new ApiError('invalid_evidence_files', error.message.replace(/^Not sent: /, ''));
+      }
+      throw error;
+    });
   const evidence = evidenceDictionary(input);
   const warnings = evidenceWarnings({
     processor,
