@@ -271,14 +271,16 @@ export function renderPool(): RenderPool {
 export class UndrawableImageError extends Failure {
   override readonly name = 'UndrawableImageError';
   readonly permanent = true;
+
+  /** What the decoder said. */
+  constructor(readonly reason: string) {
+    super(`Not sent: an evidence image cannot be decoded (${reason}); replace the file.`);
+  }
 }
 
 function renderFailure(reason: string): Error {
   const decoding = /failed to decode image \(([^)]*)\)/.exec(reason);
-  if (decoding) {
-    return new UndrawableImageError(
-      `Not sent: an evidence image cannot be decoded (${decoding[1]}); replace the file.`,
-    );
-  }
-  return new Error(`rendering the PDF failed: ${reason}`);
+  return decoding?.[1]
+    ? new UndrawableImageError(decoding[1])
+    : new Error(`rendering the PDF failed: ${reason}`);
 }

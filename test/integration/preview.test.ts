@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentLimits } from '../../src/config.js';
 import { documents, submissions } from '../../src/db/schema/index.js';
 import type { EvidenceLimits } from '../../src/domain/evidence-files.js';
+import { inspectFile } from '../../src/domain/file-inspection.js';
 import { recordFile } from '../../src/features/files/records.js';
 import { postgresFileStorage } from '../../src/features/files/storage.js';
 import { rerenderDocuments } from '../../src/features/responses/documents.js';
@@ -21,7 +22,7 @@ import {
   type Tenant,
   writeStored,
 } from '../helpers/disputes.js';
-import { samplePdf, samplePng } from '../helpers/evidence-files.js';
+import { sampleJpeg, samplePdf, samplePng } from '../helpers/evidence-files.js';
 import { pageTexts } from '../helpers/pdf-text.js';
 
 /** The mock processor with limits a test sets: the real adapters' are theirs to test. */
@@ -233,5 +234,42 @@ describe('GET /v1/disputes/:id/preview', () => {
       .where(and(eq(submissions.disputeUid, stored.uid), eq(submissions.status, 'failed')));
     expect(submission?.failure).toMatchObject({ retryable: false });
     expect(JSON.stringify(submission?.failure)).toContain('Not sent: ');
+  });
+
+  it('an image the layout engine cannot decode: the preview answers 400, the submission fails at once', async () => {
+    mock.evidenceLimits = documentOnly;
+    const { dispute } = await submittableDispute(api, tenant);
+    // A JPEG whose header reads well (size, end marker) but whose scan is cut short: taken at upload.
+    const jpeg = sampleJpeg('Scan', 80, 50);
+    const scan = jpeg.indexOf(Buffer.from([0xff, 0xda]));
+    const bytes = Buffer.concat([jpeg.subarray(0, scan), Buffer.from([0xff, 0xda, 0x00, 0x02, 0xff, 0xd9])]);
+    expect(await inspectFile(bytes)).toEqual({ type: 'jpg', pages: null });
+    const file = await api.db.db.transaction((tx) =>
+      recordFile(
+        tx,
+        postgresFileStorage(api.db.db),
+        { orgId: tenant.org, livemode: false },
+        { purpose: 'dispute_evidence', filename: 'scan.jpg', type: 'jpg', pages: null, bytes },
+      ),
+    );
+    await writeStored(api, tenant, dispute.id, {
+      evidenceFiles: [{ file: file.id, category: 'receipt', description: null }],
+    });
+    const previewed = await preview(dispute.id);
+    expectError(previewed, 400, 'invalid_evidence_files', { url: `/v1/disputes/${dispute.id}/preview` });
+    expect((previewed.body as { error: { message: string } }).error.message).toMatch(
+      /^An evidence image cannot be decoded \(.+\); replace the file\.$/,
+    );
+    const submitted = await api.call('POST', `/v1/disputes/${dispute.id}/submit`, { key: tenant.key });
+    expectError(submitted, 502, 'processor_error', { url: `/v1/disputes/${dispute.id}/submit` });
+    expect((submitted.body as { error: { message: string } }).error.message).toContain(
+      'Not sent: an evidence image cannot be decoded',
+    );
+    // Failed for good at the first attempt, not left to be retried for hours.
+    const attempts = await api.db.db
+      .select({ status: submissions.status })
+      .from(submissions)
+      .where(eq(submissions.disputeUid, (await readStored(api, tenant, dispute.id)).uid));
+    expect(attempts).toEqual([{ status: 'failed' }]);
   });
 });

@@ -232,11 +232,6 @@ describe('decide: the rows that depend on force and version', () => {
 
 describe('decided states (docs/api.md, "Reading and deleting")', () => {
   it('are won, lost, warning_closed and charge_refunded (not accepted, which may still be submitted): only these let go of their files', () => {
-    expect([...decidedStates].sort()).toEqual([
-      'charge_refunded',
-      'lost',
-      'warning_closed',
-      'won',
-    ]);
+    expect([...decidedStates].sort()).toEqual(['charge_refunded', 'lost', 'warning_closed', 'won']);
   });
 });

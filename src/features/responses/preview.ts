@@ -62,7 +62,10 @@ export async function previewResponse(
     .renderCounted(buildEvidenceDocument(input), dispute.orgId, bytes)
     .catch((error: unknown) => {
       if (error instanceof UndrawableImageError) {
-        throw new ApiError('invalid_evidence_files', error.message.replace(/^Not sent: /, ''));
+        throw new ApiError(
+          'invalid_evidence_files',
+          `An evidence image cannot be decoded (${error.reason}); replace the file.`,
+        );
       }
       throw error;
     });
