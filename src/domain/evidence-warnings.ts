@@ -5,8 +5,9 @@ import { humanize } from './evidence-format.js';
 /**
  * What a dispute's processor will cut or refuse of its evidence (docs/api.md, "Preview"), from the
  * processor's limits (`EvidenceLimits`), the evidence dictionary, the files and the rendered document.
- * Pure. The preview lists every warning; the submission runner refuses, before anything is sent, the
- * ones the processor would refuse (`refuses`).
+ * Pure. The preview lists every warning; `refuses` tells the ones whose submission fails. The refusal
+ * itself is the adapter's, made on what it would actually send (several files merged into one slot
+ * included) before its first call (processors/slot-uploads.ts, checkEvidenceLimits).
  */
 
 export interface EvidenceWarning {

@@ -1,4 +1,4 @@
-import { type FileType, fileContentTypes } from '../domain/evidence-files.js';
+import { type FileType, fileContentTypes, slotOf } from '../domain/evidence-files.js';
 import { mergeFiles } from './merge-files.js';
 import { type AttachedFile, type EvidenceLimits, ProcessorError, type ResponsePackage } from './types.js';
 
@@ -28,9 +28,8 @@ export interface SlotUpload {
 export function slottedFiles(limits: EvidenceLimits, files: readonly AttachedFile[]) {
   const bySlot = new Map<string, AttachedFile[]>();
   for (const file of files) {
-    const slot = limits.slots[file.category];
-    if (slot === undefined || !limits.types.includes(file.type)) continue;
-    bySlot.set(slot, [...(bySlot.get(slot) ?? []), file]);
+    const slot = slotOf(limits, file);
+    if (slot) bySlot.set(slot, [...(bySlot.get(slot) ?? []), file]);
   }
   return bySlot;
 }

@@ -209,7 +209,7 @@ describe('GET /v1/disputes/:id/preview', () => {
     expect(pages.slice(-1)).toEqual(['Customer messages, page 3 of 3']);
   });
 
-  it('warns of what the processor refuses, and the submission fails at once with nothing sent', async () => {
+  it('warns of what the processor refuses, and the adapter refuses the submission with nothing sent', async () => {
     mock.evidenceLimits = {
       ...documentOnly,
       slots: { receipt: 'receipt_file' },
@@ -233,7 +233,9 @@ describe('GET /v1/disputes/:id/preview', () => {
       .from(submissions)
       .where(and(eq(submissions.disputeUid, stored.uid), eq(submissions.status, 'failed')));
     expect(submission?.failure).toMatchObject({ retryable: false });
-    expect(JSON.stringify(submission?.failure)).toContain('Not sent: ');
+    expect(JSON.stringify(submission?.failure)).toContain(
+      `The file ${receipt.id} (receipt.png) is ${receipt.size} bytes, over the processor's limit of 1000 bytes a file; nothing was sent.`,
+    );
   });
 
   it('an image the layout engine cannot decode: the preview answers 400, the submission fails at once', async () => {

@@ -5,7 +5,6 @@ import { disputes, submissions } from '../../db/schema/index.js';
 import type { DocumentLimits } from '../../domain/document-size.js';
 import { maxPastPayments, type PastPayment } from '../../domain/evidence.js';
 import { fileReferences } from '../../domain/evidence-files.js';
-import { evidenceWarnings, refuses } from '../../domain/evidence-warnings.js';
 import { isPermanent } from '../../domain/failure.js';
 import { sendableStates } from '../../domain/states.js';
 import { describeError, type Logger, withLogContext } from '../../logger.js';
@@ -133,9 +132,7 @@ export class SubmissionRunner {
           files,
           limits: adapter.evidenceLimits,
         });
-        outcome =
-          refusal(adapter, response, files) ??
-          (await callProcessor(adapter, connection, withPayments, response, files, log));
+        outcome = await callProcessor(adapter, connection, withPayments, response, files, log);
       }
     } catch (thrown) {
       // Rendering or storing the document failed: nothing was sent. Retried like an outage, and recorded
@@ -211,28 +208,6 @@ async function callProcessor(
       }),
     };
   }
-}
-
-/**
- * What the processor would refuse (a file in its slot over its size or page limit, the response document
- * over its file limit, everything over its total): the submission fails at once, before any file is sent,
- * rather than half-sent (docs/api.md, "Preview").
- */
-function refusal(
-  adapter: ProcessorAdapter,
-  response: ResponsePackage,
-  files: AttachedFile[],
-): Outcome | null {
-  const refused = evidenceWarnings({
-    processor: adapter.name,
-    limits: adapter.evidenceLimits,
-    evidence: response.evidence,
-    files,
-    document: { bytes: response.document.pdf.length, pages: null },
-  }).filter(refuses);
-  if (refused.length === 0) return null;
-  const message = `Not sent: ${refused.map((warning) => warning.message).join(' ')}`;
-  return { error: new ProcessorError(adapter.name, message, { retryable: false }) };
 }
 
 /** What an adapter is told of the dispute it answers. */

@@ -1,4 +1,5 @@
 import { documentOnly } from '../evidence-limits.js';
+import { checkEvidenceLimits, sentAttached, sentDocument, slottedFiles } from '../slot-uploads.js';
 import type {
   Capabilities,
   DisputePage,
@@ -69,6 +70,11 @@ export class MockAdapter implements ProcessorAdapter {
   readonly #failedOnce = new Set<string>();
 
   async submitEvidence(request: SubmitEvidenceRequest): Promise<SubmitEvidenceResult> {
+    // The mock holds to its limits as a processor would, before anything reaches it (none by default).
+    checkEvidenceLimits(this.name, this.evidenceLimits, [
+      ...[...slottedFiles(this.evidenceLimits, request.files).values()].flat().map(sentAttached),
+      sentDocument(request.response.document),
+    ]);
     this.calls += 1;
     const charge = request.dispute.charge ?? '';
     const refuseOnce = charge.startsWith(mockCharges.refuseOnce) && !this.#refused.has(request.dispute.id);
