@@ -1,9 +1,10 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { EvidenceDocument } from '../domain/evidence-document.js';
 import { Failure } from '../domain/failure.js';
 import type { FileBytes } from './pdf.js';
 import type { RenderAnswer, RenderTask } from './pdf-thread.js';
+import { startThread, threadFile } from './threads.js';
 
 /**
  * Renders evidence PDFs on worker threads. Laying out a PDF is pure CPU (tens of milliseconds a
@@ -225,20 +226,7 @@ interface Thread {
   running: { task: Task; timer: NodeJS.Timeout } | undefined;
 }
 
-// Compiled, the thread is the .js file beside this one. Run from source (tsx, vitest) it is the .ts file,
-// which a thread can load only once tsx's loader is registered in it (execArgv's --import is not applied
-// to threads on Node 20), so the thread starts with a line that registers it first.
-const pdfThreadFile = new URL(
-  `./pdf-thread.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`,
-  import.meta.url,
-);
-
-function startThread(file: URL): Worker {
-  if (!file.pathname.endsWith('.ts')) return new Worker(file);
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const boot = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(file.href)}); })`;
-  return new Worker(boot, { eval: true });
-}
+const pdfThreadFile = threadFile('pdf-thread');
 
 let shared: RenderPool | undefined;
 

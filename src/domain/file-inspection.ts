@@ -73,12 +73,15 @@ async function inspectPdf(bytes: Buffer): Promise<Inspection> {
   return { type: 'pdf', pages };
 }
 
+/** Whether the bytes start as a PDF does: its header, before anything of it is parsed. */
+export const looksLikePdf = (bytes: Buffer) => bytes.toString('latin1', 0, 5) === '%PDF-';
+
 /** The file's type and pages, or why it is refused. */
 export async function inspectFile(bytes: Buffer): Promise<Inspection> {
   if (bytes.length === 0) return { problem: 'the file is empty' };
   if (bytes.length > maxFileBytes) return { problem: `the file is over ${maxFileBytes} bytes` };
   if (bytes.subarray(0, 8).equals(pngSignature)) return inspectPng(bytes);
   if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return inspectJpeg(bytes);
-  if (bytes.toString('latin1', 0, 5) === '%PDF-') return inspectPdf(bytes);
+  if (looksLikePdf(bytes)) return inspectPdf(bytes);
   return { problem: 'the file is not a PDF, PNG or JPEG' };
 }

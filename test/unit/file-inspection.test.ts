@@ -1,5 +1,6 @@
 import { crc32, deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { inspectApart } from '../../src/documents/inspection.js';
 import { ImagePlacer, maxDrawnPixels } from '../../src/domain/evidence-attachments.js';
 import { inspectFile } from '../../src/domain/file-inspection.js';
 import { samplePdf, samplePng } from '../helpers/evidence-files.js';
@@ -83,4 +84,18 @@ describe("a document's drawn images", () => {
     });
     expect(placer.files.images.map((drawn) => drawn.file)).toEqual(['file_a', 'file_b']);
   });
+});
+
+describe('inspectApart', () => {
+  it('reads a PDF on a thread of its own, bounded in time: past the bound it is refused', async () => {
+    const parts = ['%PDF-1.7\n'];
+    for (let object = 1; object <= 190_000; object++) parts.push(`${object} 0 obj\n<< >>\nendobj\n`);
+    parts.push('trailer\n<< /Root 1 0 R >>\n%%EOF\n');
+    const heavy = Buffer.from(parts.join(''), 'latin1');
+    // Seconds of parsing, against a bound of a tenth of one.
+    expect(await inspectApart(heavy, { ms: 100, heapMb: 256 })).toEqual({
+      problem: 'the PDF takes more than 0.1 s to read',
+    });
+    expect(await inspectApart(await samplePdf('x', 3))).toEqual({ type: 'pdf', pages: 3 });
+  }, 30_000);
 });

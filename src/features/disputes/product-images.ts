@@ -2,7 +2,7 @@ import { CancelError, got } from 'got';
 import type { Db, Tx } from '../../db/client.js';
 import type { Product } from '../../domain/evidence.js';
 import type { FileType, ProductImage } from '../../domain/evidence-files.js';
-import { inspectFile } from '../../domain/file-inspection.js';
+import { inspectFile, looksLikePdf } from '../../domain/file-inspection.js';
 import { filteringAgents, type OutboundOptions, outboundFailure } from '../../outbound.js';
 import { removeOwnedFiles } from '../files/owned.js';
 import { heldFileBytes, recordFile } from '../files/records.js';
@@ -77,8 +77,11 @@ export function createProductImageFetcher(
         return { problem: outboundFailure(error, timeoutMs) };
       }
       if (response.statusCode !== 200) return { problem: `HTTP ${response.statusCode}` };
-      const inspection = await inspectFile(response.body);
-      if ('problem' in inspection || inspection.type === 'pdf') return { problem: 'not a PNG or JPEG image' };
+      // A PDF is never a product image: refused by its header, never parsed.
+      const inspection = looksLikePdf(response.body) ? null : await inspectFile(response.body);
+      if (!inspection || 'problem' in inspection || inspection.type === 'pdf') {
+        return { problem: 'not a PNG or JPEG image' };
+      }
       return { type: inspection.type, bytes: response.body };
     },
   };

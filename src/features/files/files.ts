@@ -2,9 +2,9 @@ import { and, eq, notInArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { type PageQuery, planPage } from '../../db/paging.js';
 import { disputes, files } from '../../db/schema/index.js';
+import { inspectApart } from '../../documents/inspection.js';
 import { ApiError, notFound } from '../../domain/errors.js';
 import type { FileType } from '../../domain/evidence-files.js';
-import { inspectFile } from '../../domain/file-inspection.js';
 import { decidedStates } from '../../domain/states.js';
 import { ownedBy, type Tenant } from '../tenancy.js';
 import { type FileRow, heldFileBytes, recordFile } from './records.js';
@@ -44,7 +44,7 @@ function keptFilename(sent: string | undefined, type: FileType): string {
  * otherwise, or when the tenant's files would pass FILES_MAX_BYTES. Nothing is stored on a refusal.
  */
 export async function uploadFile(deps: FileDeps, tenant: Tenant, upload: Upload): Promise<FileRow> {
-  const inspection = await inspectFile(upload.bytes);
+  const inspection = await inspectApart(upload.bytes);
   if ('problem' in inspection) {
     throw new ApiError('invalid_file', `The file cannot be used: ${inspection.problem}.`);
   }
