@@ -29,6 +29,11 @@ const maxProductImageBytes = 2 * 1024 * 1024;
 const defaultTimeoutMs = 5_000;
 /** Images fetched at once for one request: enough to hide latency, few enough to spare the hosts. */
 const parallelFetches = 4;
+/**
+ * No fetch starts this long after the first: a request naming 100 slow images answers within about this
+ * and one image's timeout, and the images it did not reach are fetched by the next save of the products.
+ */
+const defaultBudgetMs = 10_000;
 
 /**
  * GETs images through the filtering agents (src/outbound.ts): https only, no redirects followed, at
@@ -96,6 +101,8 @@ function imageUrls(products: readonly Product[]): string[] {
 export interface ImageDeps {
   productImages: ProductImageFetcher;
   filesMaxBytes: number;
+  /** How long a request starts fetches for (default 10 s). */
+  fetchBudgetMs?: number;
 }
 
 /** Images fetched before a dispute's transaction; `keep` finishes inside it. */
@@ -122,8 +129,9 @@ export async function fetchProductImages(
   const kept = new Set(stored.flatMap((entry) => (entry.file === null ? [] : [entry.url])));
   const pending = urls.filter((url) => !kept.has(url));
   const fetched = new Map<string, FetchedImage>();
+  const until = Date.now() + (deps.fetchBudgetMs ?? defaultBudgetMs);
   const worker = async () => {
-    for (let url = pending.shift(); url !== undefined; url = pending.shift()) {
+    for (let url = pending.shift(); url !== undefined && Date.now() < until; url = pending.shift()) {
       fetched.set(url, await deps.productImages.fetch(url));
     }
   };
