@@ -11,7 +11,7 @@ import {
   type EvidenceDocumentInput,
   evidenceDictionary,
 } from '../../domain/evidence-document.js';
-import type { EvidenceLimits } from '../../domain/evidence-files.js';
+import type { EvidenceLimits, FileReference } from '../../domain/evidence-files.js';
 import { Failure } from '../../domain/failure.js';
 import { newId } from '../../ids.js';
 import type { AttachedFile, ResponsePackage } from '../../processors/types.js';
@@ -206,6 +206,22 @@ export async function rerenderDocuments(
     changed.push(document.id);
   }
   return changed;
+}
+
+/**
+ * The files a stored document was rendered with, as references: a later attempt of its submission sends
+ * these, not what the template's `file` fields name by then (the template may have been edited since),
+ * so that the processor receives the files the document lists.
+ */
+export async function renderedFileReferences(db: Db, documentId: string): Promise<FileReference[]> {
+  const [row] = await db
+    .select({ input: documents.input })
+    .from(documents)
+    .where(eq(documents.id, documentId));
+  if (!row) throw new Error(`document ${documentId} is missing`);
+  return (inputFromJson(row.input).files ?? []).flatMap((file) =>
+    file.removed ? [] : [{ file: file.id, category: file.category, description: file.description }],
+  );
 }
 
 /** The dispute's moments, which JSON carries as ISO strings. */

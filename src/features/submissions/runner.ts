@@ -27,7 +27,7 @@ import {
 import type { DisputeRow } from '../disputes/records.js';
 import { attachedFiles } from '../files/attachments.js';
 import { type FileStorage, postgresFileStorage } from '../files/storage.js';
-import { DocumentStore } from '../responses/documents.js';
+import { DocumentStore, renderedFileReferences } from '../responses/documents.js';
 import type { SubmissionResult } from './port.js';
 import {
   type Claimed,
@@ -125,7 +125,10 @@ export class SubmissionRunner {
         outcome = connection;
       } else {
         const withPayments = await addPastPayments(db, adapter, connection, claimed, log);
-        const references = fileReferences(submission.evidence, claimed.template?.fields ?? []);
+        // A later attempt sends the files its stored document lists (documents.ts, renderedFileReferences).
+        const references = submission.documentId
+          ? await renderedFileReferences(db, submission.documentId)
+          : fileReferences(submission.evidence, claimed.template?.fields ?? []);
         files = await attachedFiles(db, this.#files, submission, references);
         response = await this.#documents.responseFor({
           ...withPayments,
