@@ -242,8 +242,8 @@ function handler(endpoint: Endpoint, deps: AppDeps) {
       return;
     }
     const json = 'json' in reply ? reply.json : JSON.stringify(reply.body);
-    // A large answer costs more of the key's rate limit (docs/api.md, "Limits").
-    chargeBytes(res, Buffer.byteLength(json));
+    // A large answer costs more of the key's rate limit (docs/api.md, "Limits"), as does a costly one.
+    chargeBytes(res, Math.max(Buffer.byteLength(json), ('costBytes' in reply && reply.costBytes) || 0));
     res.status(reply.status).type('json').send(json);
   };
 }

@@ -81,7 +81,11 @@ export interface EndpointContext<P extends string, I> extends Omit<RequestContex
  * that are not JSON (a file's contents) with their headers, Content-Type among them.
  */
 export type Reply =
-  | { status: number; body: object }
+  /**
+   * `costBytes`: what the answer cost to make, where that is more than its body (a preview's JSON form
+   * renders the whole PDF): the rate limit charges the larger (docs/api.md, "Limits").
+   */
+  | { status: number; body: object; costBytes?: number }
   | { status: number; json: string }
   | { status: number; bytes: Buffer; headers: Record<string, string> };
 

@@ -4,12 +4,20 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/api/app.js';
+import { recordFile } from '../../src/features/files/records.js';
+import { postgresFileStorage } from '../../src/features/files/storage.js';
 import { RateLimiter } from '../../src/rate-limiter.js';
 import { type RateLimitSettings, type RateLimits, rateLimitsOf } from '../../src/rate-limits.js';
 import { connectRedis } from '../../src/redis.js';
 import { type RedisClient, redisAt } from '../../src/redis-connection.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
-import { requiredParams } from '../helpers/disputes.js';
+import {
+  newTenant,
+  requiredParams,
+  submittableDispute,
+  type Tenant,
+  writeStored,
+} from '../helpers/disputes.js';
 import { sampleJpeg } from '../helpers/evidence-files.js';
 import { jpegOfSize, multipart, multipartType } from '../helpers/files.js';
 import { redisUrl, testRedisPrefix } from '../helpers/services.js';
@@ -170,6 +178,48 @@ describe('rate limit per API key (docs/api.md, "Limits")', () => {
     // Small files cost one each: the other key uploads its whole burst.
     const tiny = sampleJpeg('Tiny', 100, 60);
     expect(await statuses(10, () => uploadFile(small, tiny))).toEqual(Array(10).fill(201));
+  });
+
+  it('charges a preview by the PDF it rendered, in its JSON form too', async () => {
+    const rateLimits = limitsWith({ RATE_LIMIT_PER_SECOND: 5, RATE_LIMIT_RESPONSE_KIB: 32 });
+    const server = createServer(createApp({ ...api.deps, rateLimits, trustProxy: true }));
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const previewOf = (tenant: Tenant, id: string) =>
+      fetch(`http://127.0.0.1:${port}/v1/disputes/${id}/preview?format=json`, {
+        headers: {
+          authorization: `Basic ${Buffer.from(`${tenant.key}:`).toString('base64')}`,
+          'x-forwarded-proto': 'https',
+        },
+      });
+    const [heavy, light] = [await newTenant(api), await newTenant(api)];
+    const withScan = (await submittableDispute(api, heavy)).dispute.id;
+    const scan = await api.db.db.transaction((tx) =>
+      recordFile(
+        tx,
+        postgresFileStorage(api.db.db),
+        { orgId: heavy.org, livemode: false },
+        {
+          purpose: 'dispute_evidence',
+          filename: 'scan.jpg',
+          type: 'jpg',
+          pages: null,
+          bytes: jpegOfSize(sampleJpeg(), 1_000_000),
+        },
+      ),
+    );
+    await writeStored(api, heavy, withScan, {
+      evidenceFiles: [{ file: scan.id, category: 'receipt', description: null }],
+    });
+    // The document draws the 1 MB scan: about 30 full 32 KiB, far past the key's burst of 10.
+    const first = await previewOf(heavy, withScan);
+    expect(first.status).toBe(200);
+    expect(((await first.json()) as { bytes: number }).bytes).toBeGreaterThan(1_000_000);
+    expect((await previewOf(heavy, withScan)).status).toBe(429);
+    // A plain document costs one: the other key previews its whole burst.
+    const plain = (await submittableDispute(api, light)).dispute.id;
+    expect(await statuses(10, () => previewOf(light, plain))).toEqual(Array(10).fill(200));
   });
 
   it('gives personal data requests and test disputes small budgets of their own, per key', async () => {

@@ -31,7 +31,8 @@ export const previewDisputeEndpoint = defineEndpoint({
     if (input.format === 'json') {
       const { pdf, pages, warnings, dispute } = preview;
       const body = { object: 'preview', pages, bytes: pdf.length, warnings, livemode: dispute.livemode, url };
-      return { status: 200, body };
+      // Costs the key what the PDF itself would: the document was rendered all the same.
+      return { status: 200, body, costBytes: pdf.length };
     }
     return {
       status: 200,
