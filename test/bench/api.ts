@@ -36,7 +36,13 @@ const disputeCount = quick ? 3_000 : 10_000;
 const connections = 32;
 const seconds = quick ? 2 : 10;
 const warmupSeconds = quick ? 1 : 2;
-const target = { retrieveRatio: 0.5, retrieveP99Ms: 25, listRatio: 0.15 };
+const target = {
+  retrieveRatio: 0.5,
+  retrieveP99Ms: 25,
+  listRatio: 0.15,
+  retrieveDbRatio: 1,
+  listDbRatio: 0.5,
+};
 
 await runBench(async () => {
   console.log(
@@ -70,10 +76,12 @@ await runBench(async () => {
   const seeding = Date.now();
   const db = connectDatabase(database.url, { max: 1 });
   let key: string;
+  let org: string;
   let ids: string[];
   try {
     const organisation = await createOrganisation(db.db, { name: 'Bench Ltd' });
     key = organisation.test_key;
+    org = organisation.org;
     ids = await seedDisputes(db.db, organisation.org, disputeCount);
     // Fresh planner statistics, as autovacuum would leave them; otherwise it may analyze mid-measurement.
     await db.sql.unsafe('vacuum analyze');
@@ -97,9 +105,18 @@ await runBench(async () => {
   });
   const fixed = await getJson(bare, `/v1/disputes/${ids[0]}`, headers);
   if (fixed.status !== 200) throw new Error(`bare handler answered ${fixed.status}`);
+  const bareDb = await startServer('bare express + select', 'test/bench/lib/bare-db-server.ts', {
+    PORT: String(await freePort()),
+    DATA_DIR: dataDir,
+    DATABASE_URL: database.url,
+    ORG_ID: org,
+  });
+  const selected = await getJson(bareDb, `/v1/disputes/${ids[0]}`, headers);
+  if (selected.status !== 200) throw new Error(`bare handler with a select answered ${selected.status}`);
 
   const targets = [
     { label: 'bare express (fixed JSON)', server: bare, paths: retrievePaths },
+    { label: 'bare express (one prepared select)', server: bareDb, paths: retrievePaths },
     { label: 'GET /v1/disputes/:id', server: service, paths: retrievePaths },
     { label: 'GET /v1/disputes?limit=100', server: service, paths: [listPath] },
   ];
@@ -116,7 +133,12 @@ await runBench(async () => {
     console.log(formatMeasurement(measurement));
     measured.push(measurement);
   }
-  const [baseline, retrieve, list] = measured as [Measurement, Measurement, Measurement];
+  const [baseline, selectBaseline, retrieve, list] = measured as [
+    Measurement,
+    Measurement,
+    Measurement,
+    Measurement,
+  ];
 
   const warning = disturbance(measured);
   if (warning) console.log(warning);
@@ -136,6 +158,21 @@ await runBench(async () => {
     resultLine('api_retrieve', retrieve.requestsPerSecond, 'req/s', retrieveRatio, target.retrieveRatio),
   );
   console.log(resultLine('api_list_100', list.requestsPerSecond, 'req/s', listRatio, target.listRatio));
+  // Against what any read that reaches Postgres costs here (issue 19's second baseline).
+  const retrieveDbRatio = retrieve.requestsPerSecond / selectBaseline.requestsPerSecond;
+  const listDbRatio = list.requestsPerSecond / selectBaseline.requestsPerSecond;
+  console.log(
+    resultLine(
+      'api_retrieve_db',
+      retrieve.requestsPerSecond,
+      'req/s',
+      retrieveDbRatio,
+      target.retrieveDbRatio,
+    ),
+  );
+  console.log(
+    resultLine('api_list_100_db', list.requestsPerSecond, 'req/s', listDbRatio, target.listDbRatio),
+  );
 });
 
 /** The service answers 200 with what it should, before any load: a bench of 401s or 404s is worthless. */
