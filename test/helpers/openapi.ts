@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import type { createApp } from '../../src/api/app.js';
 import type { TestApi } from './api.js';
 
 /**
@@ -200,4 +201,30 @@ export function pathWith(operation: Operation, objects: PathObjects, id?: string
   return operation.path.replace(/\{(\w+)\}/g, () =>
     encodeURIComponent(id ?? objects[resource] ?? 'doc_00000000000000000000'),
   );
+}
+
+interface RouterLayer {
+  rawPath?: string;
+  route?: { path: string; methods: Record<string, boolean> };
+  handle: { stack?: RouterLayer[] };
+}
+
+/**
+ * Every method and path the express app has a route for, read from its routers (express 5's layers: a
+ * route's own path, a mounted router's `rawPath`); the catch-all 405 (`_all`) is not a method.
+ */
+export function servedRoutes(app: ReturnType<typeof createApp>): { method: string; path: string }[] {
+  const walk = (stack: RouterLayer[], prefix: string): { method: string; path: string }[] =>
+    stack.flatMap((layer) => {
+      if (layer.route) {
+        const { path, methods } = layer.route;
+        return Object.keys(methods)
+          .filter((method) => method !== '_all')
+          .map((method) => ({ method, path: `${prefix}${path}` }));
+      }
+      return layer.handle.stack && typeof layer.rawPath === 'string'
+        ? walk(layer.handle.stack, `${prefix}${layer.rawPath}`)
+        : [];
+    });
+  return walk((app as unknown as { router: { stack: RouterLayer[] } }).router.stack, '');
 }

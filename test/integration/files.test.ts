@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openApiPath } from '../../src/api/openapi.js';
 import { fileContents, files } from '../../src/db/schema/index.js';
 import { maxFileBytes } from '../../src/domain/evidence-files.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
@@ -270,5 +271,30 @@ describe('FILES_MAX_BYTES', () => {
     const deleted = await api.call('DELETE', `/v1/files/${String(first.body.id)}`, { key: org.test_key });
     expect(deleted.status, deleted.text).toBe(200);
     expect((await upload(api, org.test_key, samplePng())).status).toBe(201);
+  });
+});
+
+describe('POST /v1/files in the OpenAPI document', () => {
+  it('is documented as multipart/form-data: the file a binary part beside the optional purpose', async () => {
+    type Operation = { requestBody?: { content: Record<string, unknown> } };
+    const document = (await api.call<{ paths: Record<string, { post?: Operation }> }>('GET', openApiPath))
+      .body;
+    const content = document.paths['/v1/files']?.post?.requestBody?.content ?? {};
+    expect(Object.keys(content)).toEqual(['multipart/form-data']);
+    expect(content['multipart/form-data']).toEqual({
+      schema: {
+        type: 'object',
+        properties: {
+          purpose: { type: 'string', enum: ['dispute_evidence'] },
+          file: {
+            type: 'string',
+            contentMediaType: 'application/octet-stream',
+            description: "The file's bytes, with a filename.",
+          },
+        },
+        required: ['file'],
+      },
+      encoding: { file: { contentType: 'application/octet-stream' } },
+    });
   });
 });

@@ -5,6 +5,7 @@ import { openApiPath, openApiPathOf } from '../../src/api/openapi.js';
 import { documentPath, fileLinkPath } from '../../src/documents/links.js';
 import { errorStatus } from '../../src/domain/errors.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
+import { servedRoutes } from '../helpers/openapi.js';
 
 /**
  * GET /v1/openapi.json: served without a key (over HTTPS only), and documenting exactly the routes the app
@@ -60,32 +61,6 @@ function operations(): { route: string; method: string; path: string; operation:
       operation,
     })),
   );
-}
-
-interface RouterLayer {
-  rawPath?: string;
-  route?: { path: string; methods: Record<string, boolean> };
-  handle: { stack?: RouterLayer[] };
-}
-
-/**
- * Every method and path the express app has a route for, read from its routers (express 5's layers: a
- * route's own path, a mounted router's `rawPath`); the catch-all 405 (`_all`) is not a method.
- */
-function servedRoutes(app: ReturnType<typeof createApp>): { method: string; path: string }[] {
-  const walk = (stack: RouterLayer[], prefix: string): { method: string; path: string }[] =>
-    stack.flatMap((layer) => {
-      if (layer.route) {
-        const { path, methods } = layer.route;
-        return Object.keys(methods)
-          .filter((method) => method !== '_all')
-          .map((method) => ({ method, path: `${prefix}${path}` }));
-      }
-      return layer.handle.stack && typeof layer.rawPath === 'string'
-        ? walk(layer.handle.stack, `${prefix}${layer.rawPath}`)
-        : [];
-    });
-  return walk((app as unknown as { router: { stack: RouterLayer[] } }).router.stack, '');
 }
 
 /** A documented path with its parameters filled in: ids that exist nowhere. */
@@ -310,26 +285,6 @@ describe('the document', () => {
     expect(content['application/x-www-form-urlencoded']?.schema).toEqual(content['application/json']?.schema);
     expect(content['application/x-www-form-urlencoded']).toMatchObject({
       encoding: { fields: { style: 'deepObject' }, products: { contentType: 'application/json' } },
-    });
-  });
-
-  it('takes an upload as multipart/form-data: the file a binary part beside the optional purpose', () => {
-    const content = document.paths['/v1/files']?.post?.requestBody?.content ?? {};
-    expect(Object.keys(content)).toEqual(['multipart/form-data']);
-    expect(content['multipart/form-data']).toEqual({
-      schema: {
-        type: 'object',
-        properties: {
-          purpose: { type: 'string', enum: ['dispute_evidence'] },
-          file: {
-            type: 'string',
-            contentMediaType: 'application/octet-stream',
-            description: "The file's bytes, with a filename.",
-          },
-        },
-        required: ['file'],
-      },
-      encoding: { file: { contentType: 'application/octet-stream' } },
     });
   });
 

@@ -53,6 +53,8 @@ interface Call {
   key?: string;
   method?: string;
   json?: object;
+  /** A body of another type (a multipart upload), sent as it is. */
+  raw?: { type: string; body: Buffer };
   /** The client's address, as the trusted proxy reports it. */
   from?: string;
 }
@@ -66,16 +68,18 @@ async function serve(rateLimits: RateLimits): Promise<(path: string, call?: Call
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return (path, { key, method = 'GET', json, from = '198.51.100.1' } = {}) =>
+  return (path, { key, method = 'GET', json, raw, from = '198.51.100.1' } = {}) =>
     fetch(`http://127.0.0.1:${port}${path}`, {
       method,
       headers: {
         ...(key !== undefined && { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` }),
         ...(json && { 'content-type': 'application/json' }),
+        ...(raw && { 'content-type': raw.type }),
         'x-forwarded-proto': 'https',
         'x-forwarded-for': from,
       },
       ...(json && { body: JSON.stringify(json) }),
+      ...(raw && { body: raw.body }),
     });
 }
 
@@ -153,20 +157,12 @@ describe('rate limit per API key (docs/api.md, "Limits")', () => {
   });
 
   it('charges an upload as many requests as its file has full 32 KiB: a key uploading big files is limited sooner', async () => {
-    const rateLimits = limitsWith({ RATE_LIMIT_PER_SECOND: 5, RATE_LIMIT_RESPONSE_KIB: 32 });
-    const server = createServer(createApp({ ...api.deps, rateLimits, trustProxy: true }));
-    servers.push(server);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
+    const call = await serve(limitsWith({ RATE_LIMIT_PER_SECOND: 5, RATE_LIMIT_RESPONSE_KIB: 32 }));
     const uploadFile = (key: string, bytes: Buffer) =>
-      fetch(`http://127.0.0.1:${port}/v1/files`, {
+      call('/v1/files', {
+        key,
         method: 'POST',
-        headers: {
-          authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}`,
-          'content-type': multipartType,
-          'x-forwarded-proto': 'https',
-        },
-        body: multipart([{ name: 'file', filename: 'f.jpg', body: bytes }]),
+        raw: { type: multipartType, body: multipart([{ name: 'file', filename: 'f.jpg', body: bytes }]) },
       });
     const [big, small] = [(await api.createOrg()).test_key, (await api.createOrg()).test_key];
     // 1 MB is 30 full 32 KiB: the first upload leaves the key 21 tokens in debt, beyond its burst of 10.
@@ -181,18 +177,9 @@ describe('rate limit per API key (docs/api.md, "Limits")', () => {
   });
 
   it('charges a preview by the PDF it rendered, in its JSON form too', async () => {
-    const rateLimits = limitsWith({ RATE_LIMIT_PER_SECOND: 5, RATE_LIMIT_RESPONSE_KIB: 32 });
-    const server = createServer(createApp({ ...api.deps, rateLimits, trustProxy: true }));
-    servers.push(server);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
+    const call = await serve(limitsWith({ RATE_LIMIT_PER_SECOND: 5, RATE_LIMIT_RESPONSE_KIB: 32 }));
     const previewOf = (tenant: Tenant, id: string) =>
-      fetch(`http://127.0.0.1:${port}/v1/disputes/${id}/preview?format=json`, {
-        headers: {
-          authorization: `Basic ${Buffer.from(`${tenant.key}:`).toString('base64')}`,
-          'x-forwarded-proto': 'https',
-        },
-      });
+      call(`/v1/disputes/${id}/preview?format=json`, { key: tenant.key });
     const [heavy, light] = [await newTenant(api), await newTenant(api)];
     const withScan = (await submittableDispute(api, heavy)).dispute.id;
     const scan = await api.db.db.transaction((tx) =>

@@ -1,24 +1,21 @@
 import { and, eq } from 'drizzle-orm';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentLimits } from '../../src/config.js';
-import { disputes, events, submissions, templates } from '../../src/db/schema/index.js';
-import { lockDispute } from '../../src/features/disputes/records.js';
-import { recordFile } from '../../src/features/files/records.js';
-import { postgresFileStorage } from '../../src/features/files/storage.js';
-import { prepareSubmission } from '../../src/features/submissions/prepare.js';
-import type { JobAttempt } from '../../src/features/submissions/records.js';
-import { type SubmissionDeps, SubmissionRunner } from '../../src/features/submissions/runner.js';
+import { disputes, events, submissions } from '../../src/db/schema/index.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
-import { createAdapterRegistry } from '../../src/processors/registry.js';
 import {
   ProcessorError,
   type SubmitEvidenceRequest,
   type SubmitEvidenceResult,
 } from '../../src/processors/types.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
-import { getDispute, newTenant, submittableDispute, type Tenant, writeStored } from '../helpers/disputes.js';
-import { samplePng } from '../helpers/evidence-files.js';
+import { getDispute, newTenant, submittableDispute, type Tenant } from '../helpers/disputes.js';
+import {
+  firstAttempt,
+  interruptedSubmission as helperInterrupted,
+  lastAttempt,
+  runnerDeps,
+  runSubmission,
+} from '../helpers/submissions.js';
 
 /**
  * The submission runner on its own (features/submissions/runner.ts), called as the submission job calls it:
@@ -34,31 +31,10 @@ afterAll(async () => {
   await api.close();
 });
 
-const logger = pino({ level: 'silent' });
-/** A runner of its own per call: each run here stands for a separate job, as a worker would run it. */
-const runSubmission = (deps: SubmissionDeps, id: string, attempt: JobAttempt) =>
-  new SubmissionRunner(deps).run(id, attempt);
-const first = { failedTries: 0, final: false };
-const last = { failedTries: 11, final: true };
-
-function depsWith(mock: MockAdapter): SubmissionDeps {
-  return {
-    db: api.db.db,
-    adapters: createAdapterRegistry({ mock }),
-    secrets: api.engine.secrets,
-    logger,
-    leaseMs: 60_000,
-    documentLimits: documentLimits(api.engine.config),
-  };
-}
-
-/** Records a submission attempt as a submit request does, then stops, as a killed process would. */
-async function interruptedSubmission(id: string): Promise<string> {
-  return api.db.db.transaction(async (tx) => {
-    const { dispute } = await lockDispute(tx, { orgId: tenant.org, livemode: false }, id);
-    return (await prepareSubmission(tx, dispute, 'mock')).submissionId;
-  });
-}
+const first = firstAttempt;
+const last = lastAttempt;
+const depsWith = (mock: MockAdapter) => runnerDeps(api, mock);
+const interruptedSubmission = (id: string) => helperInterrupted(api, tenant, id);
 
 async function eventsOf(id: string, type: string) {
   const [row] = await api.db.db
@@ -155,46 +131,6 @@ describe('a transient processor failure', () => {
     });
     expect(mock.calls).toBe(2);
     expect([...mock.accepted.keys()]).toEqual([submission]);
-  });
-
-  it('retried: sends the files its stored document lists, whatever the template names by then', async () => {
-    const { dispute } = await submittableDispute(api, tenant, { charge: `ch_mock_flaky_${Date.now()}` });
-    const keep = (name: string) =>
-      api.db.db.transaction((tx) =>
-        recordFile(
-          tx,
-          postgresFileStorage(api.db.db),
-          { orgId: tenant.org, livemode: false },
-          { purpose: 'dispute_evidence', filename: name, type: 'png', pages: null, bytes: samplePng(name) },
-        ),
-      );
-    const [receipt, other] = [await keep('receipt.png'), await keep('other.png')];
-    const template = `tmpl_files_${Date.now()}`;
-    const fields = (key: string) => [{ key, type: 'file' as const, required: false, description: null }];
-    await api.db.db.insert(templates).values({
-      id: template,
-      orgId: tenant.org,
-      livemode: false,
-      fields: fields('receipt'),
-    });
-    await writeStored(api, tenant, dispute.id, {
-      template,
-      fields: { receipt: receipt.id, proof: other.id },
-    });
-    const submission = await interruptedSubmission(dispute.id);
-    const mock = new MockAdapter();
-    expect(await runSubmission(depsWith(mock), submission, first)).toMatchObject({ status: 'retry' });
-    // Edited between the attempts: the template now names the other file.
-    await api.db.db
-      .update(templates)
-      .set({ fields: fields('proof') })
-      .where(eq(templates.id, template));
-
-    expect(await runSubmission(depsWith(mock), submission, { failedTries: 1, final: false })).toEqual({
-      status: 'succeeded',
-    });
-    const sent = mock.accepted.get(submission)?.request.files.map((file) => file.id);
-    expect(sent).toEqual([receipt.id]);
   });
 
   it('on the final attempt: recorded as the outcome, the dispute back in its state', async () => {
