@@ -93,9 +93,25 @@ describe('inspectApart', () => {
     parts.push('trailer\n<< /Root 1 0 R >>\n%%EOF\n');
     const heavy = Buffer.from(parts.join(''), 'latin1');
     // Seconds of parsing, against a bound of a tenth of one.
-    expect(await inspectApart(heavy, { ms: 100, heapMb: 256 })).toEqual({
+    expect(await inspectApart(heavy, 'org_a', { ms: 100, heapMb: 256 })).toEqual({
       problem: 'the PDF takes more than 0.1 s to read',
     });
-    expect(await inspectApart(await samplePdf('x', 3))).toEqual({ type: 'pdf', pages: 3 });
+    expect(await inspectApart(await samplePdf('x', 3), 'org_a')).toEqual({ type: 'pdf', pages: 3 });
+  }, 30_000);
+
+  it("serves tenants in turn: one organisation's backlog of heavy PDFs does not hold another's upload", async () => {
+    const parts = ['%PDF-1.7\n'];
+    for (let object = 1; object <= 190_000; object++) parts.push(`${object} 0 obj\n<< >>\nendobj\n`);
+    parts.push('trailer\n<< /Root 1 0 R >>\n%%EOF\n');
+    const heavy = Buffer.from(parts.join(''), 'latin1');
+    const finished: string[] = [];
+    // Each heavy read runs to its bound (0.3 s); two run at once.
+    const backlog = Array.from({ length: 6 }, (_, at) =>
+      inspectApart(heavy, 'org_busy', { ms: 300, heapMb: 256 }).then(() => finished.push(`busy ${at}`)),
+    );
+    const small = inspectApart(await samplePdf('x', 1), 'org_other').then(() => finished.push('other'));
+    await Promise.all([...backlog, small]);
+    // Served after the two reads running and at most one more of the busy line, not after all six.
+    expect(finished.indexOf('other')).toBeLessThanOrEqual(3);
   }, 30_000);
 });

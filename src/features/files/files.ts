@@ -44,7 +44,7 @@ function keptFilename(sent: string | undefined, type: FileType): string {
  * otherwise, or when the tenant's files would pass FILES_MAX_BYTES. Nothing is stored on a refusal.
  */
 export async function uploadFile(deps: FileDeps, tenant: Tenant, upload: Upload): Promise<FileRow> {
-  const inspection = await inspectApart(upload.bytes);
+  const inspection = await inspectApart(upload.bytes, tenant.orgId);
   if ('problem' in inspection) {
     throw new ApiError('invalid_file', `The file cannot be used: ${inspection.problem}.`);
   }
