@@ -60,6 +60,10 @@ export const disputes = pgTable(
     addressZipCheck: text(),
     cvcCheck: text(),
     statementDescriptor: text(),
+    /** The card network (domain/networks.ts), its own reason code, and the processor's state word, as reported. */
+    network: text(),
+    networkReasonCode: text(),
+    processorStatus: text(),
 
     // Client-owned.
     template: text(),

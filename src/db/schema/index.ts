@@ -10,3 +10,4 @@ export { rules } from './rules.js';
 export { submissions } from './submissions.js';
 export { templates } from './templates.js';
 export { webhookAttempts, webhookDeliveries, webhookEndpoints } from './webhooks.js';
+export { idempotencyKeys } from './idempotency-keys.js';
