@@ -33,6 +33,7 @@ import {
   templateObjectSchema,
   webhookEndpointSchema,
 } from './openapi-responses.js';
+import { disputeStatsSchema } from './openapi-stats.js';
 import { downloadDocumentRoute } from './routes/documents/download.js';
 import { downloadFileRoute } from './routes/files/download.js';
 
@@ -233,6 +234,7 @@ function registerComponents(registry: OpenAPIRegistry, names: ComponentNames) {
       file,
       fileList: names.name('FileList', listOf(file)),
       deletedFile: names.name('DeletedFile', deletedFileSchema),
+      disputeStats: names.name('DisputeStats', disputeStatsSchema),
     } satisfies Record<ResponseObject, z.ZodType>,
     /** Request bodies by validator, so that PUT and POST /disputes/:id share one. */
     bodies: new Map<z.ZodType, z.ZodType>(),
@@ -328,13 +330,15 @@ function successResponses(
   keyed: boolean,
   components: Components,
 ): Record<string, ResponseConfig> {
-  const { returns } = docs;
-  const content =
-    typeof returns === 'string'
-      ? { 'application/json': { schema: components.objects[returns] } }
-      : Object.fromEntries(
-          [returns.mediaType].flat().map((type) => [type, { schema: { description: returns.description } }]),
-        );
+  const { returns, alsoAs = [] } = docs;
+  const described = (mediaType: string | readonly string[], description: string) =>
+    [mediaType].flat().map((type) => [type, { schema: { description } }]);
+  const content = Object.fromEntries([
+    ...(typeof returns === 'string'
+      ? [['application/json', { schema: components.objects[returns] }]]
+      : described(returns.mediaType, returns.description)),
+    ...alsoAs.flatMap(({ mediaType, description }) => described(mediaType, description)),
+  ]);
   const headers = {
     'Request-Id': components.headers.requestId,
     ...(keyed && { 'Service-Version': components.headers.version }),

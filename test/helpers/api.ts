@@ -213,9 +213,9 @@ function send<T>(
           const text = bytes.toString('utf8');
           let body: T;
           // A processor hook answers what its processor expects (Adyen: `[accepted]` as text); a preview
-          // answers a PDF.
+          // answers a PDF, the statistics CSV when asked.
           const type = res.headers['content-type'] ?? '';
-          if (res.statusCode === 200 && (type.startsWith('text/plain') || type === 'application/pdf')) {
+          if (res.statusCode === 200 && /^(text\/plain|text\/csv|application\/pdf)/.test(type)) {
             resolve({ status: 200, headers: res.headers, body: {} as T, text, bytes });
             return;
           }
