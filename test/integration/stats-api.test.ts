@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { newTenant, type Tenant } from '../helpers/disputes.js';
@@ -129,6 +130,39 @@ describe('GET /v1/stats/disputes', () => {
     // Five years to the second is the longest range.
     expect((await stats('from=2021-01-01&to=2026-01-01')).status).toBe(200);
     expect(await snapshotTables(api.db.sql)).toEqual(before);
+  });
+
+  it('answers any query string 200 or 400 invalid_request naming a parameter, never a fault', async () => {
+    const value = fc.oneof(
+      fc.constantFrom(
+        'reason',
+        'month',
+        'template',
+        '2026-01-01',
+        '1767225600',
+        '-1',
+        '9999-12-31T23:59:59Z',
+      ),
+      fc.string(),
+    );
+    const parameter = fc.constantFrom('from', 'to', 'group_by', 'group_by[]', 'group_by[0]', 'group_by[x]');
+    const pairs = fc.array(fc.tuple(parameter, value), { maxLength: 4 });
+    await fc.assert(
+      fc.asyncProperty(pairs, async (sent) => {
+        const query = sent.map(([name, text]) => `${name}=${encodeURIComponent(text)}`).join('&');
+        const response = await stats(query);
+        if (response.status === 200) {
+          expect(response.body).toMatchObject({ object: 'dispute_stats' });
+          return;
+        }
+        expect(response.status, `${query}: ${response.text}`).toBe(400);
+        expect(response.body.error, query).toMatchObject({
+          type: 'invalid_request',
+          message: expect.stringMatching(/^Invalid (from|to|group_by)\b/),
+        });
+      }),
+      { numRuns: 60, seed: 19 },
+    );
   });
 
   it('waits for the database longer than a page does: years of disputes are read whole', async () => {
