@@ -149,6 +149,8 @@ const settings = z.object({
   RATE_LIMIT_PERSONAL_DATA_PER_MINUTE: z.coerce.number().int().min(1).default(10),
   /** Test disputes made a minute per API key, beside the request limit. */
   RATE_LIMIT_TEST_DISPUTES_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  /** Outcome statistics a minute per API key, beside the request limit: each reads a range of disputes whole. */
+  RATE_LIMIT_STATS_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   /** Refused API keys a minute per client address, before its key lookups are refused unasked. */
   RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   /** GET /readyz a second per client address, in bursts of twice that. */

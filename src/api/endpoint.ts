@@ -200,7 +200,7 @@ export interface Endpoint<P extends string = string, S extends z.ZodType = z.Zod
    */
   databaseWaitMs?: number;
   /** A limit of its own per API key, beside the request limit, for a call that costs far more than it shows. */
-  budget?: 'personalData' | 'testDisputes';
+  budget?: 'personalData' | 'testDisputes' | 'stats';
   /**
    * Takes `multipart/form-data` with one file part, read and bounded by middleware/upload.ts, instead of a
    * JSON or form body: the input holds the other parts and, under `part`, the file.

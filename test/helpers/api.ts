@@ -113,6 +113,7 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     RATE_LIMIT_PER_SECOND: '10000',
     RATE_LIMIT_PERSONAL_DATA_PER_MINUTE: '100000',
     RATE_LIMIT_TEST_DISPUTES_PER_MINUTE: '100000',
+    RATE_LIMIT_STATS_PER_MINUTE: '100000',
     RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '100000',
     RATE_LIMIT_READYZ_PER_SECOND: '10000',
     ...(options.directDatabase && { DATABASE_DIRECT_URL: db.url }),

@@ -212,6 +212,35 @@ describe('GET /v1/stats/disputes', () => {
     expect(Object.keys(group.properties ?? {})).toEqual(Object.keys(expectedTotal));
   });
 
+  it('has a budget of its own per key, RATE_LIMIT_STATS_PER_MINUTE, beside the request limit', async () => {
+    const limited = await startTestApi({ workers: [], env: { RATE_LIMIT_STATS_PER_MINUTE: '2' } });
+    try {
+      const [busy, calm] = [await limited.createOrg(), await limited.createOrg()];
+      const count = (key: string) => limited.call('GET', path, { key });
+      expect([(await count(busy.test_key)).status, (await count(busy.test_key)).status]).toEqual([200, 200]);
+      const refused = await count(busy.test_key);
+      expect({ status: refused.status, body: refused.body }).toEqual({
+        status: 429,
+        body: {
+          url: path,
+          livemode: false,
+          error: {
+            status: 429,
+            type: 'rate_limited',
+            message: 'Too many statistics requests: at most 2 a minute.',
+          },
+        },
+      });
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      // The key's other calls go on, and other keys have budgets of their own.
+      expect((await limited.call('GET', '/v1/disputes', { key: busy.test_key })).status).toBe(200);
+      expect((await count(busy.live_key)).status).toBe(200);
+      expect((await count(calm.test_key)).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('is GET only, and needs a key', async () => {
     const post = await api.call('POST', path, { key: tenant.key, json: {} });
     expect([post.status, post.headers.allow]).toEqual([405, 'GET']);

@@ -16,6 +16,7 @@ export const disputeStatsEndpoint = defineEndpoint({
   input: { query: statsQuery },
   // A range of years of a large tenant is read whole: seconds, not the milliseconds of a page.
   databaseWaitMs: 10_000,
+  budget: 'stats',
   docs: {
     operationId: 'disputeStats',
     summary:
