@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { statsDimensions } from '../domain/dispute-stats.js';
+import { maxStatsGroups, statsDimensions } from '../domain/dispute-stats.js';
 import type { disputeStatsObject } from '../features/stats/objects.js';
 import { amount, describing, livemode, timestamp, url } from './openapi-responses.js';
 
@@ -47,7 +47,9 @@ export const disputeStatsSchema = describing<ReturnType<typeof disputeStatsObjec
     to: timestamp,
     group_by: z.array(z.enum(statsDimensions)),
     groups: z.array(group),
-    has_more: z.boolean().meta({ description: 'More groups than the 1,000 answered had disputes.' }),
+    has_more: z
+      .boolean()
+      .meta({ description: `More groups than the ${maxStatsGroups} answered had disputes.` }),
     livemode,
     url,
   }),

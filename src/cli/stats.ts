@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { statsQuery } from '../domain/dispute-stats.js';
+import { maxStatsGroups, statsQuery } from '../domain/dispute-stats.js';
 import { formatAmount } from '../domain/evidence-format.js';
 import { parseInput } from '../domain/parse-input.js';
 import { statsOutcomes } from '../domain/states.js';
@@ -61,7 +61,7 @@ function describeStats(stats: StatsObject, org: string): string {
     'amount won',
     'amount lost',
   ];
-  const more = stats.has_more ? '; the 1000 with the most disputes, more exist' : '';
+  const more = stats.has_more ? `; the ${maxStatsGroups} with the most disputes, more exist` : '';
   return `${stats.groups.length} groups of ${org} (${mode}) ${range}${more}\n${table(header, rows)}`;
 }
 

@@ -1,4 +1,4 @@
-import { statsQuery } from '../../../domain/dispute-stats.js';
+import { maxStatsGroups, maxStatsYears, statsQuery } from '../../../domain/dispute-stats.js';
 import { disputeStats } from '../../../features/stats/disputes.js';
 import { disputeStatsObject } from '../../../features/stats/objects.js';
 import { defineEndpoint } from '../../endpoint.js';
@@ -21,8 +21,7 @@ export const disputeStatsEndpoint = defineEndpoint({
     operationId: 'disputeStats',
     summary:
       'Outcome statistics of the disputes disputed in a range, by reason, processor, template, network or month',
-    description:
-      'Counts by outcome (`won`, `lost`, `accepted`, `open`, `closed_otherwise`: the state now), the win rate `won / (won + lost)`, amounts per currency and the median seconds from `disputed_at` to submission, per group. `from` and `to` bound `disputed_at` (`from` included, `to` not; default the year up to now; at most 5 years). At most 1,000 groups, the largest; `has_more` says more exist.',
+    description: `Counts by outcome (\`won\`, \`lost\`, \`accepted\`, \`open\`, \`closed_otherwise\`: the state now), the win rate \`won / (won + lost)\`, amounts per currency and the median seconds from \`disputed_at\` to submission, per group. \`from\` and \`to\` bound \`disputed_at\` (\`from\` included, \`to\` not; default the year up to now; at most ${maxStatsYears} years). At most ${maxStatsGroups} groups, the largest; \`has_more\` says more exist.`,
     success: { 200: 'The statistics.' },
     returns: 'disputeStats',
     alsoAs: [
