@@ -77,39 +77,35 @@ describe('npm run cli -- stats', () => {
   });
 
   it('counts the mode asked for, and says when there is nothing', async () => {
-    const live = await stats('--mode', 'live', ...range, '--json');
+    const [live, none] = await Promise.all([
+      stats('--mode', 'live', ...range, '--json'),
+      stats('--from', '2020-01-01', '--to', '2020-02-01', '--group-by', 'month'),
+    ]);
     expect(JSON.parse(live.stdout)).toMatchObject({
       livemode: true,
       groups: [{ count: 8, won: 3, lost: 1 }],
     });
-    const none = await stats('--from', '2020-01-01', '--to', '2020-02-01', '--group-by', 'month');
     expect(none.stdout.trim()).toBe(
       `no disputes of ${tenant.org} (test) disputed from 2020-01-01T00:00:00 to 2020-02-01T00:00:00 UTC`,
     );
   });
 
   it('refuses what the API refuses, in its words, with one line and exit code 1', async () => {
+    // The API's tests go through every refusal; two show that the CLI reads its options with the same rules.
     const cases: [string[], string][] = [
       [
         ['--group-by', 'colour'],
         'Invalid group_by.0: "colour" is not one of reason, processor, template, network, month.',
       ],
-      [
-        ['--group-by', 'reason', '--group-by', 'month', '--group-by', 'network'],
-        'Invalid group_by: takes at most two values.',
-      ],
       [['--from', '2026-03-01', '--to', '2026-02-01'], 'Invalid from: must not be after to.'],
-      [['--to', '2026-02-30'], 'Invalid to: must be an ISO 8601 timestamp or Unix seconds.'],
     ];
-    for (const [args, message] of cases) {
-      const refused = await stats(...args);
-      expect([refused.code, refused.stdout, refused.stderr], args.join(' ')).toEqual([
-        1,
-        '',
-        `error: ${message}\n`,
-      ]);
-    }
-    const unknown = await cliOf(api)('stats', '--org', 'org_nope', '--mode', 'test');
+    const [refusals, unknown] = await Promise.all([
+      Promise.all(cases.map(([args]) => stats(...args))),
+      cliOf(api)('stats', '--org', 'org_nope', '--mode', 'test'),
+    ]);
+    expect(refusals.map(({ code, stdout, stderr }) => [code, stdout, stderr])).toEqual(
+      cases.map(([, message]) => [1, '', `error: ${message}\n`]),
+    );
     expect([unknown.code, unknown.stderr]).toEqual([1, 'error: no organisation org_nope\n']);
   });
 });
