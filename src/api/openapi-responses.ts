@@ -327,6 +327,19 @@ export function listOf(item: z.ZodType) {
   });
 }
 
+/** The dispute list, with the counts `include[]=total_count` adds (docs/api.md, "Disputes"). */
+export function disputeListOf(dispute: z.ZodType) {
+  const count = z.number().int().min(0);
+  return listOf(dispute).extend({
+    total_count: count.optional().meta({
+      description: 'With `include[]=total_count`: the disputes the filters match, all pages together.',
+    }),
+    count_by_state: z.record(z.enum(disputeStates), count).optional().meta({
+      description: 'With `include[]=total_count`: the same by state, every state named (0 when none).',
+    }),
+  });
+}
+
 export const errorObjectSchema = describing<ReturnType<typeof errorBody>>()(
   z
     .object({

@@ -23,6 +23,7 @@ import {
   deletedFileSchema,
   deletedTemplateSchema,
   deletedWebhookEndpointSchema,
+  disputeListOf,
   disputeObject,
   errorObjectSchema,
   eventObjectSchema,
@@ -220,7 +221,7 @@ function registerComponents(registry: OpenAPIRegistry, names: ComponentNames) {
     error: names.name('Error', errorObjectSchema),
     objects: {
       dispute,
-      disputeList: names.name('DisputeList', listOf(dispute)),
+      disputeList: names.name('DisputeList', disputeListOf(dispute)),
       template,
       templateList: names.name('TemplateList', listOf(template)),
       deletedTemplate: names.name('DeletedTemplate', deletedTemplateSchema),

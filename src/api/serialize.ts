@@ -12,9 +12,22 @@ export function disputeBody(found: { dispute: DisputeRecord; template: TemplateS
 
 /**
  * The list object as JSON text, around items that are JSON text already (dispute objects come serialized
- * from the DisputeObjectCache): `{object: "list", data, has_more, livemode, url}`.
+ * from the DisputeObjectCache): `{object: "list", data, has_more, livemode, url}`, and after `has_more`
+ * whatever else the list was asked to include (`extra`: the dispute list's counts).
  */
-export function listJson(page: { data: string[]; hasMore: boolean }, livemode: boolean, url: string): string {
-  const envelope = JSON.stringify({ object: 'list', data: [], has_more: page.hasMore, livemode, url });
+export function listJson(
+  page: { data: string[]; hasMore: boolean },
+  livemode: boolean,
+  url: string,
+  extra?: object,
+): string {
+  const envelope = JSON.stringify({
+    object: 'list',
+    data: [],
+    has_more: page.hasMore,
+    ...extra,
+    livemode,
+    url,
+  });
   return envelope.replace('"data":[]', `"data":[${page.data.join(',')}]`);
 }

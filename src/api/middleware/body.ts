@@ -12,12 +12,31 @@ const qsOptions = { depth: 3, arrayLimit: 100, parameterLimit: 1000, strictDepth
 export function parseQueryString(query: string): Record<string, unknown> {
   try {
     return qs.parse(query, { ...qsOptions, throwOnLimitExceeded: true });
-  } catch {
+  } catch (error) {
+    const repeated = String(error).includes('Array limit') ? overRepeated(query) : undefined;
     throw new ApiError(
       'invalid_request',
-      'The query string is nested too deeply or has too many parameters.',
+      repeated === undefined
+        ? 'The query string is nested too deeply or has too many parameters.'
+        : `Invalid ${repeated}: must have at most ${qsOptions.arrayLimit} values.`,
     );
   }
+}
+
+/**
+ * The parameter repeated more often than an array may hold (`state=a&state=b&…` or `state[]=…`), named as
+ * any other bad value is (docs/api.md, "Disputes").
+ */
+function overRepeated(query: string): string | undefined {
+  const counts = new Map<string, number>();
+  for (const pair of query.split('&')) {
+    const name = /^([\w.-]+)(?:\[\]|%5B%5D)?(?:=|$)/i.exec(pair)?.[1];
+    if (name === undefined) continue;
+    const count = (counts.get(name) ?? 0) + 1;
+    counts.set(name, count);
+    if (count > qsOptions.arrayLimit) return name;
+  }
+  return undefined;
 }
 
 const supportedTypes = ['application/json', 'application/x-www-form-urlencoded'];

@@ -1,19 +1,8 @@
-import { z } from 'zod';
-import { disputeStates } from '../../../domain/states.js';
-import { text } from '../../../domain/values.js';
+import { countDisputes } from '../../../features/disputes/list.js';
 import { defineEndpoint } from '../../endpoint.js';
-import { pageParams, toPageQuery } from '../../inputs/params.js';
+import { listDisputesQuery, toDisputeFilters } from '../../inputs/dispute-list.js';
+import { toPageQuery } from '../../inputs/params.js';
 import { listJson } from '../../serialize.js';
-
-const listDisputesQuery = pageParams.and(
-  z.object({
-    /** Repeatable: `state=a&state=b` (or `state[]=a`). */
-    state: z
-      .union([z.enum(disputeStates), z.array(z.enum(disputeStates)).max(disputeStates.length)])
-      .optional(),
-    account: text(255).optional(),
-  }),
-);
 
 export const listDisputesEndpoint = defineEndpoint({
   method: 'get',
@@ -22,16 +11,21 @@ export const listDisputesEndpoint = defineEndpoint({
   docs: {
     operationId: 'listDisputes',
     summary: 'List disputes, newest first',
+    description:
+      'Filters combine: a dispute is listed when it passes every filter given. Unknown parameters are ignored.',
     success: { 200: 'A page of disputes.' },
     returns: 'disputeList',
     errors: [],
   },
   async handle({ caller, input: query, url, deps }) {
-    const page = await deps.disputeObjects.list(deps.db, caller, {
-      ...toPageQuery(query),
-      ...(query.state !== undefined && { states: [query.state].flat() }),
-      ...(query.account !== undefined && { account: query.account }),
-    });
-    return { status: 200, json: listJson(page, caller.livemode, url) };
+    const filters = toDisputeFilters(query);
+    const [page, counts] = await Promise.all([
+      deps.disputeObjects.list(deps.db, caller, { ...toPageQuery(query), filters }),
+      [query.include ?? []].flat().includes('total_count')
+        ? countDisputes(deps.db, caller, filters)
+        : undefined,
+    ]);
+    const totals = counts && { total_count: counts.total, count_by_state: counts.byState };
+    return { status: 200, json: listJson(page, caller.livemode, url, totals) };
   },
 });

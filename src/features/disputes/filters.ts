@@ -1,0 +1,131 @@
+import { type SQL, sql } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import { evidenceAttached } from '../../db/schema/disputes.js';
+import { disputes } from '../../db/schema/index.js';
+import type { Network } from '../../domain/networks.js';
+import type { DisputeState } from '../../domain/states.js';
+import type { Kind, Processor, Reason } from '../../domain/vocabulary.js';
+
+/**
+ * The filters of the dispute list (docs/api.md, "Disputes") as conditions on the disputes table. Each
+ * filter is written so that an index can serve it (drizzle/0009_dispute_search_indexes.sql; docs/architecture.md,
+ * "Indexes and statements"): a plain comparison of the indexed column or expression with parameters.
+ */
+
+/** A range: any of the four bounds; together they must all hold (gte above lte is simply empty). */
+export interface Bounds<T> {
+  gte?: T;
+  gt?: T;
+  lte?: T;
+  lt?: T;
+}
+
+/** Every list is "any of" its values; every filter given must hold. Absent or empty: no condition. */
+export interface DisputeFilters {
+  states?: readonly DisputeState[];
+  accounts?: readonly string[];
+  reasons?: readonly Reason[];
+  processors?: readonly Processor[];
+  kinds?: readonly Kind[];
+  networks?: readonly Network[];
+  charges?: readonly string[];
+  customers?: readonly string[];
+  /** Compared without regard to case. */
+  customerEmails?: readonly string[];
+  /** Lower case, as stored. */
+  currencies?: readonly string[];
+  amount?: Bounds<number>;
+  created?: Bounds<Date>;
+  dueBy?: Bounds<Date>;
+  disputedAt?: Bounds<Date>;
+  hasEvidence?: boolean;
+}
+
+/** Whether any filter is set: an unfiltered page has a prepared statement of its own (list.ts). */
+export function filtering(filters: DisputeFilters): boolean {
+  return Object.values(filters).some(
+    (value) => value !== undefined && (!Array.isArray(value) || value.length > 0),
+  );
+}
+
+/**
+ * The conditions of `filters`, to be and-ed with the tenant's. Values travel as parameters (merchant text
+ * never enters the SQL); one value is a plain `=`, several an IN list, both of which an index on the column
+ * serves.
+ */
+export function filterConditions(filters: DisputeFilters): SQL[] {
+  const table = disputes;
+  return [
+    anyOf(table.state, filters.states),
+    anyOf(table.account, filters.accounts),
+    anyOf(table.reason, filters.reasons),
+    anyOf(table.processor, filters.processors),
+    anyOf(table.kind, filters.kinds),
+    anyOf(table.network, filters.networks),
+    anyOf(table.charge, filters.charges),
+    anyOf(table.customer, filters.customers),
+    anyOf(
+      sql`lower(${table.customerEmail})`,
+      filters.customerEmails?.map((email) => sql`lower(${email})`),
+    ),
+    anyOf(table.currency, filters.currencies),
+    ...amountRange(filters.amount),
+    ...timeRange(table.createdAt, filters.created),
+    ...timeRange(table.dueBy, filters.dueBy),
+    ...timeRange(table.disputedAt, filters.disputedAt),
+    filters.hasEvidence === undefined
+      ? undefined
+      : filters.hasEvidence
+        ? evidenceAttached(table)
+        : sql`not ${evidenceAttached(table)}`,
+  ].filter((condition) => condition !== undefined);
+}
+
+function anyOf(column: AnyPgColumn | SQL, values: readonly unknown[] | undefined): SQL | undefined {
+  if (!values?.length) return undefined;
+  if (values.length === 1) return sql`${column} = ${values[0]}`;
+  return sql`${column} in (${sql.join(
+    values.map((value) => sql`${value}`),
+    sql`, `,
+  )})`;
+}
+
+/** `column <op> value` for each bound given; the operators are this file's constants. */
+function compared(column: AnyPgColumn, bounds: readonly (readonly [string, SQL | undefined])[]): SQL[] {
+  return bounds.flatMap(([operator, value]) =>
+    value === undefined ? [] : [sql`${column} ${sql.raw(operator)} ${value}`],
+  );
+}
+
+function amountRange(bounds: Bounds<number> | undefined): SQL[] {
+  if (!bounds) return [];
+  const amount = (value: number | undefined) => (value === undefined ? undefined : sql`${value}::bigint`);
+  return compared(disputes.amount, [
+    ['>=', amount(bounds.gte)],
+    ['>', amount(bounds.gt)],
+    ['<=', amount(bounds.lte)],
+    ['<', amount(bounds.lt)],
+  ]);
+}
+
+const second = 1000;
+
+/**
+ * Timestamps are compared to the second, as the API shows them: `lte` a dispute's shown `created` includes
+ * it, though Postgres keeps milliseconds. Each bound is cut to its second T, and the column's second is
+ * compared with it, written on the column itself so that its index serves: gte T is `>= T`, gt T is
+ * `>= T + 1 s`, lte T is `< T + 1 s`, lt T is `< T`.
+ */
+function timeRange(column: AnyPgColumn, bounds: Bounds<Date> | undefined): SQL[] {
+  if (!bounds) return [];
+  const at = (date: Date | undefined, plus = 0) =>
+    date === undefined
+      ? undefined
+      : sql`${new Date(Math.floor(date.getTime() / second) * second + plus).toISOString()}::timestamptz`;
+  return compared(column, [
+    ['>=', at(bounds.gte)],
+    ['>=', at(bounds.gt, second)],
+    ['<', at(bounds.lte, second)],
+    ['<', at(bounds.lt)],
+  ]);
+}
