@@ -37,6 +37,16 @@ export function evidenceAttached(table: {
   return sql`(${table.template} is not null or ${table.fields} <> '{}'::jsonb or ${table.products} <> '[]'::jsonb or ${table.correspondence} <> '[]'::jsonb or ${table.pastPayments} <> '[]'::jsonb or ${table.evidenceFiles} <> '[]'::jsonb)`;
 }
 
+/** `(org_id, livemode, filtered, created_at, id, ...trailing)`: a filter's disputes in the list's order. */
+function filterIndex(
+  name: string,
+  table: { orgId: AnyPgColumn; livemode: AnyPgColumn; createdAt: AnyPgColumn; id: AnyPgColumn },
+  filtered: AnyPgColumn | SQL,
+  trailing: AnyPgColumn[] = [],
+) {
+  return index(name).on(table.orgId, table.livemode, filtered, table.createdAt, table.id, ...trailing);
+}
+
 /**
  * One row per dispute, keyed by (organisation, mode, processor's id). Columns the client owns (template,
  * evidence, reference url, account_id) are grouped apart from those the processor owns: mirroring never
@@ -112,6 +122,24 @@ export const disputes = pgTable(
   (table) => [
     uniqueIndex('disputes_tenant_id_unique').on(table.orgId, table.livemode, table.id),
     listIndex('disputes_list_idx', table),
+    // The list's filters (features/disputes/filters.ts; why each, docs/architecture.md, "Indexes and
+    // statements"). Ascending, as listIndex says. `(…, column, created_at, id)` gives a filter's disputes
+    // newest first straight from the index, which also answers the page's (created, id) cut alone; a
+    // trailing column is checked in the index too (state with due_by, due_by with state: the pair of both).
+    ...(['state', 'account', 'reason', 'processor', 'currency'] as const).map((column) =>
+      filterIndex(`disputes_${column}_idx`, table, table[column], column === 'state' ? [table.dueBy] : []),
+    ),
+    filterIndex('disputes_evidence_idx', table, evidenceAttached(table)),
+    filterIndex('disputes_due_by_idx', table, table.dueBy, [table.state]),
+    filterIndex('disputes_disputed_at_idx', table, table.disputedAt),
+    // Lookups, few disputes a value (charge, customer) or few values (kind, network; deduplicated to a few
+    // bytes a row): the matches are sorted, or the list index read with the filter where a value is common.
+    index('disputes_kind_idx').on(table.orgId, table.livemode, table.kind),
+    index('disputes_network_idx').on(table.orgId, table.livemode, table.network),
+    index('disputes_charge_idx').on(table.orgId, table.livemode, table.charge),
+    index('disputes_customer_idx').on(table.orgId, table.livemode, table.customer),
+    index('disputes_customer_email_idx').on(table.orgId, table.livemode, sql`lower(${table.customerEmail})`),
+    index('disputes_amount_idx').on(table.orgId, table.livemode, table.amount),
     // The deadline sweep reads only what is due: each partial index holds just the rows it may act on.
     index('disputes_queued_idx').on(table.submitAt).where(sql`${table.state} = 'queued'`),
     index('disputes_due_soon_idx')

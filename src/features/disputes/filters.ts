@@ -110,22 +110,35 @@ function amountRange(bounds: Bounds<number> | undefined): SQL[] {
 
 const second = 1000;
 
+/** The moments a time filter lets through, `from` included and `until` not; either open. */
+export interface Window {
+  from?: Date;
+  until?: Date;
+}
+
 /**
  * Timestamps are compared to the second, as the API shows them: `lte` a dispute's shown `created` includes
- * it, though Postgres keeps milliseconds. Each bound is cut to its second T, and the column's second is
- * compared with it, written on the column itself so that its index serves: gte T is `>= T`, gt T is
- * `>= T + 1 s`, lte T is `< T + 1 s`, lt T is `< T`.
+ * it, though Postgres keeps milliseconds. Each bound is cut to its second T and the column's own second is
+ * compared with it, which on the column itself reads: gte T is from T, gt T from T + 1 s, lte T until
+ * T + 1 s, lt T until T. Several bounds on one side: the narrowest counts.
  */
+export function windowOf(bounds: Bounds<Date> | undefined): Window {
+  const at = (date: Date, plus = 0) => Math.floor(date.getTime() / second) * second + plus;
+  const starts = [bounds?.gte && at(bounds.gte), bounds?.gt && at(bounds.gt, second)];
+  const ends = [bounds?.lte && at(bounds.lte, second), bounds?.lt && at(bounds.lt)];
+  const from = starts.filter((start) => start !== undefined);
+  const until = ends.filter((end) => end !== undefined);
+  return {
+    ...(from.length > 0 && { from: new Date(Math.max(...from)) }),
+    ...(until.length > 0 && { until: new Date(Math.min(...until)) }),
+  };
+}
+
 function timeRange(column: AnyPgColumn, bounds: Bounds<Date> | undefined): SQL[] {
-  if (!bounds) return [];
-  const at = (date: Date | undefined, plus = 0) =>
-    date === undefined
-      ? undefined
-      : sql`${new Date(Math.floor(date.getTime() / second) * second + plus).toISOString()}::timestamptz`;
+  const { from, until } = windowOf(bounds);
+  const at = (date: Date | undefined) => date && sql`${date.toISOString()}::timestamptz`;
   return compared(column, [
-    ['>=', at(bounds.gte)],
-    ['>=', at(bounds.gt, second)],
-    ['<', at(bounds.lte, second)],
-    ['<', at(bounds.lt)],
+    ['>=', at(from)],
+    ['<', at(until)],
   ]);
 }

@@ -1,11 +1,12 @@
-import { and, eq, type Placeholder, type SQL, sql } from 'drizzle-orm';
+import { and, eq, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client.js';
 import { beyond, type PagePlan, type PageQuery, pageOrder, planPage } from '../../db/paging.js';
 import { preparedFor } from '../../db/prepared.js';
 import { disputes, templates } from '../../db/schema/index.js';
 import { disputeStates } from '../../domain/states.js';
 import { type Caller, ownedBy, type Tenant } from '../tenancy.js';
-import { type DisputeFilters, filterConditions, filtering } from './filters.js';
+import { type DisputeFilters, filterConditions, filtering, windowOf } from './filters.js';
 
 export interface ListQuery extends PageQuery {
   filters?: DisputeFilters;
@@ -19,97 +20,81 @@ export interface DisputeStamp {
   templateVersion: number | null;
 }
 
-/** Where a page starts and how long it is: values, or the placeholders of a prepared statement. */
-interface PageBounds {
-  orgId: string | Placeholder;
-  livemode: boolean | Placeholder;
-  /** The cursor row's (created, id); a first page pages from `infinity`. */
-  cursor: readonly [string | Placeholder, string | Placeholder];
-  limit: number | Placeholder;
-}
+/** A stamp's columns: `source` is where the dispute's row is read, joined to its template. */
+const stampOf = <U extends PgColumn | SQL.Aliased, V extends PgColumn | SQL.Aliased>(source: {
+  uid: U;
+  version: V;
+}) => ({
+  uid: source.uid,
+  version: source.version,
+  templateUid: templates.uid,
+  templateVersion: templates.version,
+});
 
-/**
- * The page of stamps: cut from the disputes first, newest first under the filters, and joined to their
- * templates after (joining first lets the planner hash-join and sort the whole tenant). The row comparison
- * against the cursor stays a condition on the index that gives the order, the list index or a filter's
- * (docs/architecture.md, "Indexes and statements").
- */
-function stampsOf(db: Db, backwards: boolean, bounds: PageBounds, conditions: readonly SQL[]) {
-  const order = pageOrder(backwards);
-  const page = db
-    .select({
-      uid: disputes.uid,
-      version: disputes.version,
-      orgId: disputes.orgId,
-      livemode: disputes.livemode,
-      template: disputes.template,
-      createdAt: disputes.createdAt,
-      id: disputes.id,
-    })
-    .from(disputes)
-    .where(
-      and(
-        eq(disputes.orgId, bounds.orgId),
-        eq(disputes.livemode, bounds.livemode),
-        beyond(disputes.createdAt, disputes.id, backwards, [
-          sql`${bounds.cursor[0]}::timestamptz`,
-          sql`${bounds.cursor[1]}::text`,
-        ]),
-        ...conditions,
-      ),
-    )
-    .orderBy(order(disputes.createdAt), order(disputes.id))
-    .limit(bounds.limit)
-    .as('page');
-  return db
-    .select({
-      uid: page.uid,
-      version: page.version,
-      templateUid: templates.uid,
-      templateVersion: templates.version,
-    })
-    .from(page)
-    .leftJoin(
-      templates,
-      and(
-        eq(templates.orgId, page.orgId),
-        eq(templates.livemode, page.livemode),
-        eq(templates.id, page.template),
-      ),
-    )
-    .orderBy(order(page.createdAt), order(page.id));
-}
+const templateOf = (source: { orgId: SQLWrapper; livemode: SQLWrapper; template: SQLWrapper }) =>
+  and(
+    eq(templates.orgId, source.orgId),
+    eq(templates.livemode, source.livemode),
+    eq(templates.id, source.template),
+  );
 
 const placeholder = sql.placeholder;
 
 /**
  * An unfiltered page (what clients poll) as one prepared statement per direction: drizzle builds it once,
- * and Postgres plans it once per connection.
+ * and Postgres plans it once per connection. A first page pages from `infinity`, so one shape serves every
+ * page, and the row comparison against the cursor stays a condition on the list index.
+ *
+ * The page is cut from the disputes first and joined to their templates after: joining first lets the
+ * planner hash-join and sort the whole tenant.
  */
 const unfilteredPage = (backwards: boolean) =>
-  preparedFor((db) =>
-    stampsOf(
-      db,
-      backwards,
-      {
-        orgId: placeholder('orgId'),
-        livemode: placeholder('livemode'),
-        cursor: [placeholder('cursorCreatedAt'), placeholder('cursorId')],
-        limit: placeholder('limit'),
-      },
-      [],
-    ).prepare(backwards ? 'list_disputes_newer' : 'list_disputes_older'),
-  );
+  preparedFor((db) => {
+    const order = pageOrder(backwards);
+    const page = db
+      .select({
+        uid: disputes.uid,
+        version: disputes.version,
+        orgId: disputes.orgId,
+        livemode: disputes.livemode,
+        template: disputes.template,
+        createdAt: disputes.createdAt,
+        id: disputes.id,
+      })
+      .from(disputes)
+      .where(
+        and(
+          eq(disputes.orgId, placeholder('orgId')),
+          eq(disputes.livemode, placeholder('livemode')),
+          beyond(disputes.createdAt, disputes.id, backwards, [
+            sql`${placeholder('cursorCreatedAt')}::timestamptz`,
+            sql`${placeholder('cursorId')}::text`,
+          ]),
+        ),
+      )
+      .orderBy(order(disputes.createdAt), order(disputes.id))
+      .limit(placeholder('limit'))
+      .as('page');
+    return db
+      .select(stampOf(page))
+      .from(page)
+      .leftJoin(templates, templateOf(page))
+      .orderBy(order(page.createdAt), order(page.id))
+      .prepare(backwards ? 'list_disputes_newer' : 'list_disputes_older');
+  });
 const olderStamps = unfilteredPage(false);
 const newerStamps = unfilteredPage(true);
 
-const cursorOf = (plan: Pick<PagePlan, 'cursor'>) =>
-  [plan.cursor?.createdAt.toISOString() ?? 'infinity', plan.cursor?.id ?? ''] as const;
-
 /**
  * A filtered page's statement, built for each request with its values, so that Postgres plans it for them:
- * a prepared statement's generic plan cannot know whether `due_by <= $1` holds for ten rows or all of them,
- * and so which index to read. Exported for the plan test, which explains exactly this statement.
+ * a prepared statement's generic plan cannot know whether `due_by < $1` holds for ten rows or for all of
+ * them, and so which index to read. Exported for the plan test, which explains exactly this statement.
+ *
+ * The page is cut as (created, id) only, and the disputes are read after by id: an index holding the
+ * filter's column with (created, id) then answers the cut alone (docs/architecture.md, "Indexes and
+ * statements"). The cursor's row comparison is left out where the `created` filter already implies it:
+ * Postgres starts its scan at the row comparison whenever there is one, so with a cursor far newer than
+ * `created[lte]` it would read every index entry in between.
  */
 export function filteredPage(
   db: Db,
@@ -117,8 +102,38 @@ export function filteredPage(
   filters: DisputeFilters,
   plan: Pick<PagePlan, 'cursor' | 'backwards' | 'limit'>,
 ) {
-  const bounds = { ...tenant, cursor: cursorOf(plan), limit: plan.limit };
-  return stampsOf(db, plan.backwards, bounds, filterConditions(filters));
+  const { cursor, backwards } = plan;
+  const created = windowOf(filters.created);
+  const implied =
+    cursor &&
+    (backwards
+      ? created.from !== undefined && created.from > cursor.createdAt
+      : created.until !== undefined && created.until <= cursor.createdAt);
+  const order = pageOrder(backwards);
+  const page = db
+    .select({ createdAt: disputes.createdAt, id: disputes.id })
+    .from(disputes)
+    .where(
+      and(
+        ownedBy(disputes, tenant),
+        cursor && !implied
+          ? beyond(disputes.createdAt, disputes.id, backwards, [
+              sql`${cursor.createdAt.toISOString()}::timestamptz`,
+              sql`${cursor.id}::text`,
+            ])
+          : undefined,
+        ...filterConditions(filters),
+      ),
+    )
+    .orderBy(order(disputes.createdAt), order(disputes.id))
+    .limit(plan.limit)
+    .as('page');
+  return db
+    .select(stampOf(disputes))
+    .from(page)
+    .innerJoin(disputes, and(ownedBy(disputes, tenant), eq(disputes.id, page.id)))
+    .leftJoin(templates, templateOf(disputes))
+    .orderBy(order(page.createdAt), order(page.id));
 }
 
 /** A page of stamps, newest `created` first; the objects themselves come from the DisputeObjectCache. */
@@ -130,8 +145,8 @@ export async function listDisputes(db: Db, caller: Caller, query: ListQuery) {
     : await (plan.backwards ? newerStamps : olderStamps)(db).execute({
         orgId: caller.orgId,
         livemode: caller.livemode,
-        cursorCreatedAt: cursorOf(plan)[0],
-        cursorId: cursorOf(plan)[1],
+        cursorCreatedAt: plan.cursor?.createdAt.toISOString() ?? 'infinity',
+        cursorId: plan.cursor?.id ?? '',
         limit: plan.limit,
       });
   return plan.finish(rows);
