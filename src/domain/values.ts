@@ -36,20 +36,28 @@ export const text = (max = maxText) =>
 export const idPattern = /^[A-Za-z0-9_\-.:]{1,255}$/;
 export const resourceId = z.string().regex(idPattern, 'must be 1-255 characters of A-Z a-z 0-9 _ - . :');
 
-export const integer = z.union([
-  z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER),
-  z
-    .string()
-    .regex(/^-?\d{1,15}$/, 'must be an integer')
-    .transform(Number),
-]);
+/** A message of the value's own for a union none of whose options takes it, instead of zod's "Invalid input". */
+const unionMessage = (message: string) => ({
+  error: (issue: { code?: string }) => (issue.code === 'invalid_union' ? message : undefined),
+});
+
+export const integer = z.union(
+  [
+    z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER),
+    z
+      .string()
+      .regex(/^-?\d{1,15}$/, 'must be an integer')
+      .transform(Number),
+  ],
+  unionMessage('must be an integer'),
+);
 
 export const nonNegativeInteger = integer.pipe(z.number().min(0, 'must not be negative'));
 
-export const boolean = z.union([
-  z.boolean(),
-  z.enum(['true', 'false']).transform((value) => value === 'true'),
-]);
+export const boolean = z.union(
+  [z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')],
+  unionMessage('must be true or false'),
+);
 
 /** An array sent as JSON, or as one JSON-text value in a form or query string. */
 export function jsonArray<T extends z.ZodType>(item: T, max: number) {
@@ -76,14 +84,17 @@ const isoTimestamp =
  * end of year 9999 in UTC (a dispute has no business outside it, and Postgres cannot take every moment
  * JavaScript can: no year 0, no six-digit years).
  */
-export const timestamp = z.union([z.number(), z.string().max(40)]).transform((value, ctx) => {
-  const parsed = parseTimestamp(value);
-  if (!parsed) {
-    ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 timestamp or Unix seconds' });
-    return z.NEVER;
-  }
-  return parsed;
-});
+const timestampMessage = 'must be an ISO 8601 timestamp or Unix seconds';
+export const timestamp = z
+  .union([z.number(), z.string().max(40, timestampMessage)], unionMessage(timestampMessage))
+  .transform((value, ctx) => {
+    const parsed = parseTimestamp(value);
+    if (!parsed) {
+      ctx.addIssue({ code: 'custom', message: timestampMessage });
+      return z.NEVER;
+    }
+    return parsed;
+  });
 
 export function parseTimestamp(value: number | string): Date | null {
   if (typeof value === 'number' || /^\d{1,11}$/.test(value)) {
