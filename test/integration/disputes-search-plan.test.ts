@@ -5,7 +5,7 @@ import { createOrganisation } from '../../src/features/organisations/organisatio
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 /**
- * The plans of the filtered dispute list (docs/architecture.md, "Indexes and statements"): on a seeded,
+ * The plans of the filtered dispute list (docs/architecture.md, "Dispute search"): on a seeded,
  * vacuumed and analysed table of 100,000 disputes of one organisation (and others beside it), every
  * filter alone and the named pairs read disputes through an index, and where an index gives the order the
  * page is cut from it without sorting the tenant. The statement explained is the one the list sends,

@@ -122,8 +122,8 @@ export const disputes = pgTable(
   (table) => [
     uniqueIndex('disputes_tenant_id_unique').on(table.orgId, table.livemode, table.id),
     listIndex('disputes_list_idx', table),
-    // The list's filters (features/disputes/filters.ts; why each, docs/architecture.md, "Indexes and
-    // statements"). Ascending, as listIndex says. `(…, column, created_at, id)` gives a filter's disputes
+    // The list's filters (features/disputes/filters.ts), why each in docs/architecture.md, "Dispute search".
+    // Ascending, as listIndex says. `(…, column, created_at, id)` gives a filter's disputes
     // newest first straight from the index, which also answers the page's (created, id) cut alone; a
     // trailing column is checked in the index too (state with due_by, due_by with state: the pair of both).
     ...(['state', 'account', 'reason', 'processor', 'currency'] as const).map((column) =>

@@ -8,8 +8,8 @@ import type { Kind, Processor, Reason } from '../../domain/vocabulary.js';
 
 /**
  * The filters of the dispute list (docs/api.md, "Disputes") as conditions on the disputes table. Each
- * filter is written so that an index can serve it (drizzle/0009_dispute_search_indexes.sql; docs/architecture.md,
- * "Indexes and statements"): a plain comparison of the indexed column or expression with parameters.
+ * filter is a plain comparison of an indexed column or expression with parameters, so that its index
+ * (drizzle/0009_dispute_search_indexes.sql) serves it: docs/architecture.md, "Dispute search".
  */
 
 /** A range: any of the four bounds; together they must all hold (gte above lte is simply empty). */

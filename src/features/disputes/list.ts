@@ -91,10 +91,10 @@ const newerStamps = unfilteredPage(true);
  * them, and so which index to read. Exported for the plan test, which explains exactly this statement.
  *
  * The page is cut as (created, id) only, and the disputes are read after by id: an index holding the
- * filter's column with (created, id) then answers the cut alone (docs/architecture.md, "Indexes and
- * statements"). The cursor's row comparison is left out where the `created` filter already implies it:
- * Postgres starts its scan at the row comparison whenever there is one, so with a cursor far newer than
- * `created[lte]` it would read every index entry in between.
+ * filter's column with (created, id) then answers the cut alone. The cursor's row comparison is left out
+ * where the `created` filter already implies it: Postgres starts its scan at the row comparison whenever
+ * there is one, so with a cursor far newer than `created[lte]` it would read every index entry in between.
+ * Why each: docs/architecture.md, "Dispute search".
  */
 export function filteredPage(
   db: Db,
