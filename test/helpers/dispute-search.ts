@@ -85,6 +85,31 @@ export async function storeFixtures(
   );
 }
 
+/**
+ * `fixtures` for `org` in test mode, with lookalikes that every filter would match too, which no list of
+ * its test key may show: the same disputes for `other` (ids ending `_theirs`) and in `org`'s live mode
+ * (ids ending `_live`).
+ */
+export async function storeWithLookalikes(
+  db: TestDatabase['db'],
+  org: string,
+  other: string,
+  fixtures: readonly Fixture[],
+): Promise<void> {
+  await storeFixtures(db, org, fixtures);
+  await storeFixtures(
+    db,
+    other,
+    fixtures.map((fixture) => ({ ...fixture, id: `${fixture.id}_theirs` })),
+  );
+  await storeFixtures(
+    db,
+    org,
+    fixtures.map((fixture) => ({ ...fixture, id: `${fixture.id}_live` })),
+    true,
+  );
+}
+
 export interface Range<T> {
   gte?: T;
   gt?: T;

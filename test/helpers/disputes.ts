@@ -189,6 +189,15 @@ export function expectError(
   expect((response.body as ErrorBody).error.message.length).toBeGreaterThan(0);
 }
 
+/** GET /v1/disputes in test mode when nothing passes its filters (docs/api.md, "Conventions", Lists). */
+export const emptyDisputeList = {
+  object: 'list',
+  data: [],
+  has_more: false,
+  livemode: false,
+  url: '/v1/disputes',
+} as const;
+
 /** A dispute without the attributes that differ between two otherwise identical disputes. */
 export function comparable(dispute: Dispute): Json {
   const { id: _id, url: _url, created: _created, updated: _updated, ...rest } = dispute;

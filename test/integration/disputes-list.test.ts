@@ -3,6 +3,7 @@ import { startTestApi, type TestApi } from '../helpers/api.js';
 import {
   createTestDispute,
   type Dispute,
+  emptyDisputeList,
   expectError,
   newTenant,
   type Tenant,
@@ -218,13 +219,7 @@ describe('GET /v1/disputes: filters', () => {
   it('answers an empty list for an unknown account', async () => {
     const response = await list(tenant.key, { account: 'acct_nobody' });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({
-      object: 'list',
-      data: [],
-      has_more: false,
-      livemode: false,
-      url: '/v1/disputes',
-    });
+    expect(response.body).toEqual(emptyDisputeList);
   });
 
   it('pages within a filter', async () => {

@@ -3,6 +3,7 @@ import { startTestApi, type TestApi } from '../helpers/api.js';
 import {
   createTestDispute,
   type ErrorBody,
+  emptyDisputeList,
   expectError,
   newTenant,
   type Tenant,
@@ -145,12 +146,6 @@ describe('GET /v1/disputes: what is not an error', () => {
   ])('answers an empty range with an empty list: %s', async (query) => {
     const response = await api.call('GET', '/v1/disputes', { key: tenant.key, query });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({
-      object: 'list',
-      data: [],
-      has_more: false,
-      livemode: false,
-      url: '/v1/disputes',
-    });
+    expect(response.body).toEqual(emptyDisputeList);
   });
 });

@@ -9,7 +9,7 @@ import {
   passes,
   queryOf,
   type Range,
-  storeFixtures,
+  storeWithLookalikes,
 } from '../helpers/dispute-search.js';
 import { type Dispute, newTenant, type Tenant } from '../helpers/disputes.js';
 
@@ -120,18 +120,7 @@ beforeAll(async () => {
   api = await startTestApi({ workers: [] });
   tenant = await newTenant(api);
   const other = await newTenant(api);
-  await storeFixtures(api.db.db, tenant.org, fixtures);
-  await storeFixtures(
-    api.db.db,
-    other.org,
-    fixtures.map((each) => ({ ...each, id: `${each.id}_theirs` })),
-  );
-  await storeFixtures(
-    api.db.db,
-    tenant.org,
-    fixtures.map((each) => ({ ...each, id: `${each.id}_live` })),
-    true,
-  );
+  await storeWithLookalikes(api.db.db, tenant.org, other.org, fixtures);
 });
 afterAll(async () => {
   await api.close();

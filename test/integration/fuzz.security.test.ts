@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
 import type { CreatedOrganisation } from '../../src/features/organisations/organisations.js';
 import { type CallOptions, startTestApi, type TestApi } from '../helpers/api.js';
+import { emptyDisputeList } from '../helpers/disputes.js';
 import {
   basicAuth,
   expectApiError,
@@ -1267,13 +1268,7 @@ describe('malformed and hostile requests', () => {
         account,
       );
       expect(response.status, `${JSON.stringify(account)}: ${response.text}`).toBe(200);
-      expect(response.body).toEqual({
-        object: 'list',
-        data: [],
-        has_more: false,
-        livemode: false,
-        url: '/v1/disputes',
-      });
+      expect(response.body).toEqual(emptyDisputeList);
     }
   });
 

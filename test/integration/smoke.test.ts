@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
+import { emptyDisputeList } from '../helpers/disputes.js';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -14,13 +15,7 @@ describe('the API over HTTPS', () => {
     const org = await api.createOrg();
     const response = await api.call('GET', '/v1/disputes', { key: org.test_key });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({
-      object: 'list',
-      data: [],
-      has_more: false,
-      livemode: false,
-      url: '/v1/disputes',
-    });
+    expect(response.body).toEqual(emptyDisputeList);
   });
 
   it('refuses a request over plain HTTP with 403 insecure_connection', async () => {
