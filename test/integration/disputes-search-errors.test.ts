@@ -8,6 +8,7 @@ import {
   newTenant,
   type Tenant,
 } from '../helpers/disputes.js';
+import { operationsOf, readOpenApiDocument, resolve } from '../helpers/openapi.js';
 
 /**
  * Bad values of the list's filters (docs/api.md, "Disputes"): 400 invalid_request naming the parameter,
@@ -147,5 +148,35 @@ describe('GET /v1/disputes: what is not an error', () => {
     const response = await api.call('GET', '/v1/disputes', { key: tenant.key, query });
     expect(response.status).toBe(200);
     expect(response.body).toEqual(emptyDisputeList);
+  });
+});
+
+describe('GET /v1/disputes in the OpenAPI document', () => {
+  it('lists every filter and include, the ranges as deepObject, and the counts on the list', async () => {
+    const doc = await readOpenApiDocument(api);
+    const operation = operationsOf(doc).find((each) => each.operationId === 'listDisputes');
+    const query = new Map(operation?.query.map((parameter) => [parameter.name, parameter]));
+    const ranges = ['amount', 'created', 'due_by', 'disputed_at'];
+    expect([...query.keys()].sort()).toEqual(
+      [
+        ...['limit', 'starting_after', 'ending_before', 'include', 'has_evidence', ...ranges],
+        ...['state', 'account', 'reason', 'processor', 'kind', 'network', 'charge', 'customer'],
+        ...['customer_email', 'currency'],
+      ].sort(),
+    );
+    for (const name of ranges) {
+      expect(query.get(name), name).toMatchObject({ style: 'deepObject', explode: true });
+      expect(Object.keys(query.get(name)?.schema?.properties ?? {}), name).toEqual([
+        'gte',
+        'gt',
+        'lte',
+        'lt',
+      ]);
+    }
+    const list = resolve(doc, { $ref: '#/components/schemas/DisputeList' });
+    expect(Object.keys(list.properties ?? {})).toEqual(
+      expect.arrayContaining(['total_count', 'count_by_state']),
+    );
+    expect(list.required).not.toContain('total_count');
   });
 });
