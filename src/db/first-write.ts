@@ -8,9 +8,9 @@ import type { Db, Tx } from './client.js';
  * Every transaction opened on it runs `first` at its start until one has committed; a transaction that
  * only reads counts too, which errs on the safe side (a request that read in a transaction is treated as
  * one that may have written). A single insert, update or delete outside a transaction is run inside one
- * for the purpose, with `first`. Raw statements (`execute`) outside a transaction are not watched: the
- * features write with raw SQL only inside their transactions. Once a transaction has committed, the handle
- * is the plain one again.
+ * for the purpose, with `first`. Raw statements (`execute`) and `with` queries outside a transaction are
+ * not watched: the features write those only inside their transactions. Once a transaction has committed,
+ * the handle is the plain one again.
  */
 export function withFirstWrite(db: Db, first: (tx: Tx) => Promise<void>): Db {
   let written = false;
