@@ -100,10 +100,7 @@ const settings = z.object({
   /** A Postgres server; unset, the embedded database under DATA_DIR/pg (one process only: src/db/embedded.ts). */
   DATABASE_URL: postgresUrl,
   /** The CA (PEM) that signed the Postgres server's certificate, for sslmode verify-ca and verify-full. */
-  DATABASE_CA_FILE: z
-    .string()
-    .optional()
-    .transform((value) => value || undefined),
+  DATABASE_CA_FILE: optionalText,
   /**
    * The same database without a transaction-mode pooler in between (docs/operations.md "Behind a pooler"):
    * what needs a session of its own (LISTEN, migrations) goes here, and DATABASE_URL sends no named
@@ -114,10 +111,7 @@ const settings = z.object({
    * The address the listeners bind to. Unset: loopback (127.0.0.1) without DATABASE_URL, so that the
    * zero-configuration start is reachable from this machine only; every interface with it.
    */
-  HOST: z
-    .string()
-    .optional()
-    .transform((value) => value || undefined),
+  HOST: optionalText,
   PORT: port.default(8443),
   HTTP_PORT: port.optional(),
   TLS_CERT_FILE: z.string().optional(),
@@ -149,6 +143,8 @@ const settings = z.object({
   RATE_LIMIT_PERSONAL_DATA_PER_MINUTE: z.coerce.number().int().min(1).default(10),
   /** Test disputes made a minute per API key, beside the request limit. */
   RATE_LIMIT_TEST_DISPUTES_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  /** Outcome statistics a minute per API key, beside the request limit: each reads a range of disputes whole. */
+  RATE_LIMIT_STATS_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   /** Refused API keys a minute per client address, before its key lookups are refused unasked. */
   RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   /** GET /readyz a second per client address, in bursts of twice that. */

@@ -19,6 +19,8 @@ export interface RateLimits {
   personalData: Budget;
   /** Test disputes made per API key. */
   testDisputes: Budget;
+  /** Outcome statistics per API key: each reads a range of the tenant's disputes. */
+  stats: Budget;
   /** Refused API keys per client address: each was a lookup in Postgres. */
   failedAuthentications: Budget;
   /** `GET /readyz` per client address: each asks Postgres and Redis. */
@@ -32,6 +34,7 @@ export type RateLimitSettings = Pick<
   | 'RATE_LIMIT_RESPONSE_KIB'
   | 'RATE_LIMIT_PERSONAL_DATA_PER_MINUTE'
   | 'RATE_LIMIT_TEST_DISPUTES_PER_MINUTE'
+  | 'RATE_LIMIT_STATS_PER_MINUTE'
   | 'RATE_LIMIT_AUTH_FAILURES_PER_MINUTE'
   | 'RATE_LIMIT_READYZ_PER_SECOND'
 >;
@@ -58,6 +61,10 @@ export function rateLimitsOf(redis: RedisClient, config: RateLimitSettings, logg
     testDisputes: {
       limiter: perMinute('test-disputes', config.RATE_LIMIT_TEST_DISPUTES_PER_MINUTE),
       refusal: `Too many test disputes: at most ${config.RATE_LIMIT_TEST_DISPUTES_PER_MINUTE} a minute.`,
+    },
+    stats: {
+      limiter: perMinute('stats', config.RATE_LIMIT_STATS_PER_MINUTE),
+      refusal: `Too many statistics requests: at most ${config.RATE_LIMIT_STATS_PER_MINUTE} a minute.`,
     },
     failedAuthentications: {
       limiter: perMinute('auth-failures', config.RATE_LIMIT_AUTH_FAILURES_PER_MINUTE),

@@ -38,6 +38,7 @@ import { healthz, readyz } from './routes/health.js';
 import { removePersonalDataEndpoint } from './routes/personal-data/remove.js';
 import { retrievePersonalDataEndpoint } from './routes/personal-data/retrieve.js';
 import { processorHook, rawPushBody } from './routes/processor-hooks.js';
+import { disputeStatsEndpoint } from './routes/stats/disputes.js';
 import { createTemplateEndpoint } from './routes/templates/create.js';
 import { deleteTemplateEndpoint } from './routes/templates/delete.js';
 import { listTemplatesEndpoint } from './routes/templates/list.js';
@@ -89,6 +90,7 @@ export const endpoints: readonly Endpoint[] = [
   retrieveFileEndpoint,
   fileContentsEndpoint,
   deleteFileEndpoint,
+  disputeStatsEndpoint,
 ];
 
 const healthPath = '/healthz';
@@ -236,11 +238,14 @@ function handler(endpoint: Endpoint, deps: AppDeps) {
       params: req.params as Record<string, string>,
       input: res.locals.input as Record<string, unknown>,
       url: req.originalUrl.split('?')[0] ?? '',
+      accepts: (types) => req.accepts(types),
       // Under an Idempotency-Key, a database handle whose first write transaction stamps the key.
       deps: requestDeps(res, deps),
     };
     // The endpoint's own schemas, those its documentation shows, check the request before its handler.
-    const reply = await endpoint.handle({ ...request, ...read(request) });
+    const handle = () => endpoint.handle({ ...request, ...read(request) });
+    const { databaseWaitMs } = endpoint;
+    const reply = await (databaseWaitMs ? boundingDatabaseWaits(databaseWaitMs, handle) : handle());
     if ('bytes' in reply) {
       chargeBytes(res, reply.bytes.length);
       res.status(reply.status).set(reply.headers).send(reply.bytes);

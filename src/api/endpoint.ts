@@ -69,6 +69,8 @@ export interface RequestContext {
   input: Record<string, unknown>;
   /** The request path without its query string: every response's `url`. */
   url: string;
+  /** Which of `types` the request's Accept header prefers (the first when it names none of them), or false. */
+  accepts(types: string[]): string | false;
   deps: AppDeps;
 }
 
@@ -111,7 +113,8 @@ export type ResponseObject =
   | 'personalDataRequest'
   | 'file'
   | 'fileList'
-  | 'deletedFile';
+  | 'deletedFile'
+  | 'disputeStats';
 
 /** An operation of the OpenAPI document (api/openapi.ts), beyond what its schemas say. */
 export interface EndpointDocs {
@@ -121,6 +124,8 @@ export interface EndpointDocs {
   success: Partial<Record<SuccessStatus, string>>;
   /** The object of every success answer, or a description of what has none (a PDF, the document itself). */
   returns: ResponseObject | { description: string; mediaType: string | readonly string[] };
+  /** The same answer in other forms, which a request asks for by its Accept header (CSV). */
+  alsoAs?: readonly { mediaType: string; description: string }[];
   /**
    * Error types beyond those every operation of its kind can answer (openapi.ts) and those its input's
    * `errorTypes` name.
@@ -191,8 +196,13 @@ export interface Endpoint<P extends string = string, S extends z.ZodType = z.Zod
   /** Every `:name` of the path (`defineEndpoint` checks). */
   params?: Record<P, PathParameter>;
   input?: EndpointInput<S>;
+  /**
+   * How long each database wait may take, where a read counts far more rows than a page (statistics), instead
+   * of `requestDatabaseWaitMs` (db/bounded.ts).
+   */
+  databaseWaitMs?: number;
   /** A limit of its own per API key, beside the request limit, for a call that costs far more than it shows. */
-  budget?: 'personalData' | 'testDisputes';
+  budget?: 'personalData' | 'testDisputes' | 'stats';
   /**
    * Takes `multipart/form-data` with one file part, read and bounded by middleware/upload.ts, instead of a
    * JSON or form body: the input holds the other parts and, under `part`, the file.

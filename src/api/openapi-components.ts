@@ -16,6 +16,7 @@ import {
   templateObjectSchema,
   webhookEndpointSchema,
 } from './openapi-responses.js';
+import { disputeStatsSchema } from './openapi-stats.js';
 
 /**
  * The shared parts of the OpenAPI document (api/openapi.ts): the security scheme, the header parameters
@@ -108,6 +109,7 @@ export function registerComponents(registry: OpenAPIRegistry, names: ComponentNa
       file,
       fileList: names.name('FileList', listOf(file)),
       deletedFile: names.name('DeletedFile', deletedFileSchema),
+      disputeStats: names.name('DisputeStats', disputeStatsSchema),
     } satisfies Record<ResponseObject, z.ZodType>,
     /** Request bodies by validator, so that PUT and POST /disputes/:id share one. */
     bodies: new Map<z.ZodType, z.ZodType>(),

@@ -32,22 +32,22 @@ type SameKeys<A, B> = [Keys<A>] extends [Keys<B>] ? ([Keys<B>] extends [Keys<A>]
  * Takes a schema only when its output has exactly the keys of `T` and every value it allows is one `T`
  * allows (the schema may be narrower: an enum where the serializer's type says string).
  */
-function describing<T>() {
+export function describing<T>() {
   return <S extends z.ZodType>(
     schema: S & (SameKeys<z.output<S>, T> extends true ? (z.output<S> extends T ? unknown : never) : never),
   ): S => schema;
 }
 
 /** Response timestamps (docs/api.md, "Conventions"). */
-const timestamp = z
+export const timestamp = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/)
   .meta({ description: 'UTC, `YYYY-MM-DDTHH:MM:SS`, no zone suffix.' });
-const amount = z.number().int().meta({ description: 'Minor units.' });
-const livemode = z
+export const amount = z.number().int().meta({ description: 'Minor units.' });
+export const livemode = z
   .boolean()
   .meta({ description: 'Whether the object belongs to live mode (the key decides).' });
-const url = z.string().meta({ description: 'The request path, without query string.' });
+export const url = z.string().meta({ description: 'The request path, without query string.' });
 const fieldValue = z.union([z.string(), z.number(), z.boolean()]);
 
 const product = describing<Product>()(

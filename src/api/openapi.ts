@@ -248,13 +248,15 @@ function successResponses(
   write: boolean,
   components: Components,
 ): Record<string, ResponseConfig> {
-  const { returns } = docs;
-  const content =
-    typeof returns === 'string'
-      ? { 'application/json': { schema: components.objects[returns] } }
-      : Object.fromEntries(
-          [returns.mediaType].flat().map((type) => [type, { schema: { description: returns.description } }]),
-        );
+  const { returns, alsoAs = [] } = docs;
+  const described = (mediaType: string | readonly string[], description: string) =>
+    [mediaType].flat().map((type) => [type, { schema: { description } }]);
+  const content = Object.fromEntries([
+    ...(typeof returns === 'string'
+      ? [['application/json', { schema: components.objects[returns] }]]
+      : described(returns.mediaType, returns.description)),
+    ...alsoAs.flatMap(({ mediaType, description }) => described(mediaType, description)),
+  ]);
   const headers = {
     'Request-Id': components.headers.requestId,
     ...(keyed && { 'Service-Version': components.headers.version }),

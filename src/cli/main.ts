@@ -16,6 +16,7 @@ import { registerOrgSettingsCommand } from './org-settings.js';
 import { registerPrivacyCommands } from './privacy.js';
 import { registerRuleCommands } from './rules.js';
 import { registerSecretCommands } from './secrets.js';
+import { registerStatsCommand } from './stats.js';
 import { registerTemplateCommands } from './templates.js';
 import { isoOrNull, when } from './values.js';
 import { registerWebhookCommands } from './webhooks.js';
@@ -99,6 +100,7 @@ registerDisputeCommands(program, { withDatabase, print });
 registerTemplateCommands(program, { withDatabase, print });
 registerWebhookCommands(program, { withDatabase, print });
 registerSecretCommands(program, { withDatabase, print });
+registerStatsCommand(program, { withDatabase, print });
 
 try {
   await program.parseAsync(process.argv);

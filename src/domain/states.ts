@@ -164,3 +164,34 @@ export const sendableStates: readonly DisputeState[] = [
   'under_review',
   'warning_under_review',
 ];
+
+/**
+ * How the outcome statistics count a dispute (docs/api.md, "Statistics"): by the state it is in now. A
+ * dispute won and then lost on pre-arbitration is one row, lost now, so it counts once, as lost. Accepted
+ * stays apart from lost: the merchant chose not to contest, and no evidence was judged (until the processor
+ * rules, which moves the dispute to its outcome). `closed_otherwise`: closed, or out of this service's reach,
+ * without a ruling on evidence (an inquiry closed, the charge refunded, responding disabled).
+ */
+export const statsOutcomes = ['won', 'lost', 'accepted', 'open', 'closed_otherwise'] as const;
+export type StatsOutcome = (typeof statsOutcomes)[number];
+
+export const statsOutcomeOf: Record<DisputeState, StatsOutcome> = {
+  won: 'won',
+  lost: 'lost',
+  accepted: 'accepted',
+  warning_closed: 'closed_otherwise',
+  charge_refunded: 'closed_otherwise',
+  response_disabled: 'closed_otherwise',
+  needs_response: 'open',
+  warning_needs_response: 'open',
+  requires_review: 'open',
+  queued: 'open',
+  compiling_evidence: 'open',
+  submitted: 'open',
+  under_review: 'open',
+  warning_under_review: 'open',
+};
+
+/** The states counted as one outcome. */
+export const statesOfOutcome = (outcome: StatsOutcome): DisputeState[] =>
+  disputeStates.filter((state) => statsOutcomeOf[state] === outcome);

@@ -113,6 +113,7 @@ export async function startTestApi(options: TestApiOptions = {}): Promise<TestAp
     RATE_LIMIT_PER_SECOND: '10000',
     RATE_LIMIT_PERSONAL_DATA_PER_MINUTE: '100000',
     RATE_LIMIT_TEST_DISPUTES_PER_MINUTE: '100000',
+    RATE_LIMIT_STATS_PER_MINUTE: '100000',
     RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '100000',
     RATE_LIMIT_READYZ_PER_SECOND: '10000',
     ...(options.directDatabase && { DATABASE_DIRECT_URL: db.url }),
@@ -213,9 +214,9 @@ function send<T>(
           const text = bytes.toString('utf8');
           let body: T;
           // A processor hook answers what its processor expects (Adyen: `[accepted]` as text); a preview
-          // answers a PDF.
+          // answers a PDF, the statistics CSV when asked.
           const type = res.headers['content-type'] ?? '';
-          if (res.statusCode === 200 && (type.startsWith('text/plain') || type === 'application/pdf')) {
+          if (res.statusCode === 200 && /^(text\/plain|text\/csv|application\/pdf)/.test(type)) {
             resolve({ status: 200, headers: res.headers, body: {} as T, text, bytes });
             return;
           }

@@ -241,15 +241,16 @@ describe('the document', () => {
       const responses: Record<string, Json> = document.paths[documented]?.[method]?.responses ?? {};
       for (const status of Object.keys(docs.success)) {
         const content = responses[status]?.content;
-        const { returns } = docs;
+        const { returns, alsoAs = [] } = docs;
+        const described = (mediaType: string | readonly string[], description: string) =>
+          [mediaType].flat().map((type) => [type, { schema: { description } }]);
         expect(content, `${route} ${status}`).toEqual(
-          typeof returns === 'string'
-            ? { 'application/json': { schema: { $ref: `#/components/schemas/${upperFirst(returns)}` } } }
-            : Object.fromEntries(
-                [returns.mediaType]
-                  .flat()
-                  .map((type) => [type, { schema: { description: returns.description } }]),
-              ),
+          Object.fromEntries([
+            ...(typeof returns === 'string'
+              ? [['application/json', { schema: { $ref: `#/components/schemas/${upperFirst(returns)}` } }]]
+              : described(returns.mediaType, returns.description)),
+            ...alsoAs.flatMap(({ mediaType, description }) => described(mediaType, description)),
+          ]),
         );
       }
       for (const answer of docs.errors) {
