@@ -211,6 +211,8 @@ export async function composeProcess(
         fileStorage: postgresFileStorage(database.db),
         filesMaxBytes: config.FILES_MAX_BYTES,
         productImages: createProductImageFetcher({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE }),
+        // The longest a request waits (a submit, on its processor) and a minute more.
+        idempotencyLeaseMs: config.SUBMIT_WAIT_MS + 60_000,
       };
       return { deps, redis };
     },

@@ -8,6 +8,7 @@ import { authenticate, byApiKey, principalOf } from './middleware/auth.js';
 import { mergeInput, parseQueryString, readBody } from './middleware/body.js';
 import { handleErrors, unknownRoute } from './middleware/errors.js';
 import { requireHttps } from './middleware/https.js';
+import { idempotent, requestDeps } from './middleware/idempotency.js';
 import { refuseOtherSites } from './middleware/origin.js';
 import { byClientAddress, chargeBytes, rateLimit } from './middleware/rate-limit.js';
 import { requestLog } from './middleware/request-log.js';
@@ -201,11 +202,14 @@ export function createApp(deps: AppDeps, options: OperatorPages = {}): express.E
     if (endpoint.upload) v1[endpoint.method](endpoint.path, readUpload(endpoint.upload));
   }
   v1.use(readBody, mergeInput);
+  // Writes take an Idempotency-Key (docs/api.md, "Idempotent requests"), once their body is read.
+  const keyed = idempotent(deps);
   for (const path of new Set(endpoints.map((endpoint) => endpoint.path))) {
     const group = endpoints.filter((endpoint) => endpoint.path === path);
     const route = v1.route(path);
     for (const endpoint of group) {
       const own = endpoint.budget ? [rateLimit(limits[endpoint.budget], byApiKey)] : [];
+      if (endpoint.method !== 'get') own.push(keyed);
       route[endpoint.method](...own, handler(endpoint, deps));
     }
     route.all(methodNotAllowed(group.map((endpoint) => endpoint.method.toUpperCase())));
@@ -235,7 +239,8 @@ function handler(endpoint: Endpoint, deps: AppDeps) {
       input: res.locals.input as Record<string, unknown>,
       url: req.originalUrl.split('?')[0] ?? '',
       accepts: (types) => req.accepts(types),
-      deps,
+      // Under an Idempotency-Key, a database handle whose first write transaction stamps the key.
+      deps: requestDeps(res, deps),
     };
     // The endpoint's own schemas, those its documentation shows, check the request before its handler.
     const handle = () => endpoint.handle({ ...request, ...read(request) });

@@ -57,6 +57,8 @@ export interface AppDeps {
   filesMaxBytes: number;
   /** Fetches products' `image` URLs when products are saved (docs/api.md, "Files", "Product images"). */
   productImages: ProductImageFetcher;
+  /** How long a request holds its Idempotency-Key before a repeat may take it over (docs/api.md, "Idempotent requests"). */
+  idempotencyLeaseMs: number;
 }
 
 /** A request as the app hands it over, before its endpoint's checks. */

@@ -15,26 +15,10 @@ import {
   type InputSettings,
   type KeylessRoute,
   type Method,
-  type ResponseObject,
   resolveSchema,
 } from './endpoint.js';
+import { apiKeyScheme, ComponentNames, type Components, registerComponents } from './openapi-components.js';
 import { formEncoding, multipartBody, withJsonTextArrays } from './openapi-forms.js';
-import {
-  deletedFileSchema,
-  deletedTemplateSchema,
-  deletedWebhookEndpointSchema,
-  disputeListOf,
-  disputeObject,
-  errorObjectSchema,
-  eventObjectSchema,
-  fileObjectSchema,
-  listOf,
-  personalDataRequestSchema,
-  responsePackageSchema,
-  templateObjectSchema,
-  webhookEndpointSchema,
-} from './openapi-responses.js';
-import { disputeStatsSchema } from './openapi-stats.js';
 import { downloadDocumentRoute } from './routes/documents/download.js';
 import { downloadFileRoute } from './routes/files/download.js';
 
@@ -99,6 +83,9 @@ const keylessErrors: readonly ErrorType[] = [
   'server_error',
 ];
 
+/** What a write (POST, PUT, DELETE) with a key can meet besides: its Idempotency-Key refused or busy. */
+const writeErrors: readonly ErrorType[] = ['idempotency_error', 'idempotency_in_progress'];
+
 const legacyNames =
   'Before `2017-10-30` the request may also carry the parameters of that version (`Service-Version`).';
 
@@ -132,8 +119,6 @@ function operationOf(endpoint: Endpoint, settings: InputSettings): Operation {
   };
 }
 
-const apiKeyScheme = 'apiKey';
-
 /** Express paths (`/disputes/:id`) in OpenAPI's spelling (`/disputes/{id}`). */
 export const openApiPathOf = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 
@@ -164,98 +149,25 @@ export function buildOpenApiDocument(endpoints: readonly Endpoint[], settings: I
   }
 }
 
-/**
- * Names schemas as components, with zod's `.meta({ id })` (which the generator reads), for one build. The
- * names go afterwards: zod's global registry refuses an id twice, and the document may be built again (by
- * another app in the same process). `.openapi(name)` would avoid the global registry, but it exists only on
- * schemas created after `extendZodWithOpenApi(z)`, and the validators are created at import.
- */
-class ComponentNames {
-  readonly #named: z.ZodType[] = [];
-
-  name<S extends z.ZodType>(id: string, schema: S): S {
-    const named = schema.meta({ id });
-    this.#named.push(named);
-    return named;
-  }
-
-  forget(): void {
-    for (const schema of this.#named) z.globalRegistry.remove(schema);
-  }
-}
-
-type Components = ReturnType<typeof registerComponents>;
-
-function registerComponents(registry: OpenAPIRegistry, names: ComponentNames) {
-  registry.registerComponent('securitySchemes', apiKeyScheme, {
-    type: 'http',
-    scheme: 'basic',
-    description:
-      'HTTP Basic with the API key (`test_…` or `live_…`) as user name; no password is needed, and one sent is ignored. The key decides the mode.',
-  });
-  const header = (name: string, description: string) =>
-    registry.registerComponent('headers', name, { description, schema: { type: 'string' } }).ref;
-  const version = registry.registerComponent('parameters', 'ServiceVersion', {
-    name: 'Service-Version',
-    in: 'header',
-    required: false,
-    description: "The API version of this request (alias `Chargehound-Version`); default the organisation's.",
-    schema: { type: 'string', enum: [...apiVersions] },
-  });
-  const dispute = names.name('Dispute', disputeObject);
-  const template = names.name('Template', templateObjectSchema);
-  const webhookEndpoint = names.name('WebhookEndpoint', webhookEndpointSchema);
-  const event = names.name('Event', eventObjectSchema);
-  const file = names.name('File', fileObjectSchema);
-  return {
-    names,
-    headers: {
-      requestId: header(
-        'Request-Id',
-        "The request's id (the client's `Request-Id`/`X-Request-Id` when sane).",
-      ),
-      version: header('Service-Version', 'The API version the request was answered in.'),
-      retryAfter: header('Retry-After', 'Seconds to wait before trying again.'),
-    },
-    versionParameter: version.ref,
-    error: names.name('Error', errorObjectSchema),
-    objects: {
-      dispute,
-      disputeList: names.name('DisputeList', disputeListOf(dispute)),
-      template,
-      templateList: names.name('TemplateList', listOf(template)),
-      deletedTemplate: names.name('DeletedTemplate', deletedTemplateSchema),
-      webhookEndpoint,
-      webhookEndpointList: names.name('WebhookEndpointList', listOf(webhookEndpoint)),
-      deletedWebhookEndpoint: names.name('DeletedWebhookEndpoint', deletedWebhookEndpointSchema),
-      event,
-      eventList: names.name('EventList', listOf(event)),
-      response: names.name('Response', responsePackageSchema),
-      personalDataRequest: names.name('PersonalDataRequest', personalDataRequestSchema),
-      file,
-      fileList: names.name('FileList', listOf(file)),
-      deletedFile: names.name('DeletedFile', deletedFileSchema),
-      disputeStats: names.name('DisputeStats', disputeStatsSchema),
-    } satisfies Record<ResponseObject, z.ZodType>,
-    /** Request bodies by validator, so that PUT and POST /disputes/:id share one. */
-    bodies: new Map<z.ZodType, z.ZodType>(),
-    /** The array parameters of each body component, by its name. */
-    jsonTextArrays: new Map<string, string[]>(),
-  };
-}
-
 function routeConfig(
   route: { method: Method; path: string; operation: Operation; keyed: boolean },
   components: Components,
 ): RouteConfig {
   const { operation, keyed } = route;
   const { docs } = operation;
+  // Writes with a key take an Idempotency-Key (docs/api.md, "Idempotent requests").
+  const write = keyed && route.method !== 'get';
   const names = [...route.path.matchAll(/:(\w+)/g)].map((match) => match[1] as string);
   const params = z.object(
     Object.fromEntries(names.map((name) => [name, operation.params?.[name] ?? z.string()])),
   );
   const description = [docs.description, operation.legacyParameters && legacyNames].filter(Boolean).join(' ');
-  const errors = [...(keyed ? keyedErrors : keylessErrors), ...(operation.inputErrors ?? []), ...docs.errors];
+  const errors = [
+    ...(keyed ? keyedErrors : keylessErrors),
+    ...(write ? writeErrors : []),
+    ...(operation.inputErrors ?? []),
+    ...docs.errors,
+  ];
   return {
     method: route.method,
     path: openApiPathOf(route.path),
@@ -263,7 +175,11 @@ function routeConfig(
     summary: docs.summary,
     ...(description !== '' && { description }),
     tags: [route.path.split('/')[2] ?? ''],
-    ...(keyed ? { parameters: [components.versionParameter] } : { security: [] }),
+    ...(keyed
+      ? {
+          parameters: [components.versionParameter, ...(write ? [components.idempotencyKeyParameter] : [])],
+        }
+      : { security: [] }),
     request: {
       ...(names.length > 0 && { params }),
       ...(operation.query && { query: queryObject(operation.query) }),
@@ -274,8 +190,8 @@ function routeConfig(
       }),
     },
     responses: {
-      ...successResponses(docs, keyed, components),
-      ...errorResponses(errors, components),
+      ...successResponses(docs, keyed, write, components),
+      ...errorResponses(errors, write, components),
     },
   };
 }
@@ -329,6 +245,7 @@ function requestBody(docs: EndpointDocs, body: z.ZodType, components: Components
 function successResponses(
   docs: EndpointDocs,
   keyed: boolean,
+  write: boolean,
   components: Components,
 ): Record<string, ResponseConfig> {
   const { returns, alsoAs = [] } = docs;
@@ -343,14 +260,18 @@ function successResponses(
   const headers = {
     'Request-Id': components.headers.requestId,
     ...(keyed && { 'Service-Version': components.headers.version }),
+    ...(write && { 'Idempotent-Replayed': components.headers.replayed }),
   };
   return Object.fromEntries(
     Object.entries(docs.success).map(([status, description]) => [status, { description, headers, content }]),
   );
 }
 
-/** One response per status, naming the error types that answer with it. */
-function errorResponses(answers: readonly ErrorAnswer[], components: Components) {
+/**
+ * One response per status, naming the error types that answer with it. A write's error may be replayed
+ * too: its kept 4xx, or a 5xx after it wrote.
+ */
+function errorResponses(answers: readonly ErrorAnswer[], write: boolean, components: Components) {
   const byStatus = new Map<number, Set<ErrorType>>();
   for (const answer of answers) {
     const [type, status] = typeof answer === 'string' ? [answer, errorStatus[answer]] : answer;
@@ -363,7 +284,10 @@ function errorResponses(answers: readonly ErrorAnswer[], components: Components)
         description: [...types].map((type) => `\`${type}\``).join(', '),
         headers: {
           'Request-Id': components.headers.requestId,
-          ...(types.has('rate_limited') && { 'Retry-After': components.headers.retryAfter }),
+          ...((types.has('rate_limited') || types.has('idempotency_in_progress')) && {
+            'Retry-After': components.headers.retryAfter,
+          }),
+          ...(write && { 'Idempotent-Replayed': components.headers.replayed }),
         },
         content: { 'application/json': { schema: components.error } },
       },

@@ -25,8 +25,15 @@ export const errorStatus = {
   invalid_file: 400,
   file_not_found: 404,
   invalid_request: 400,
+  /**
+   * Issue 19: an `Idempotency-Key` sent before with another request, or whose first request changed data
+   * and lost its answer (docs/api.md, "Idempotent requests").
+   */
+  idempotency_error: 400,
   not_found: 404,
   method_not_allowed: 405,
+  /** Issue 19: the first request with the same `Idempotency-Key` is still running. */
+  idempotency_in_progress: 409,
   request_too_large: 413,
   rate_limited: 429,
   processor_error: 502,

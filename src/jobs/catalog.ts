@@ -73,6 +73,12 @@ export const jobCatalog = {
     payload: z.object({}),
     retry: retryPolicies.sweep,
   }),
+  /** Delete the Idempotency-Keys kept past their 24 hours (docs/api.md, "Idempotent requests"). */
+  sweepIdempotencyKeys: define({
+    queue: 'deadline',
+    payload: z.object({}),
+    retry: retryPolicies.sweep,
+  }),
   /**
    * Carry out one personal-data removal request once no submission of the person's data is in flight;
    * until then it fails and retries: about every 5 minutes, for some 3 hours. A request still waiting

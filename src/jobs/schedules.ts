@@ -18,6 +18,12 @@ export interface ScheduleSettings {
   relaySweepMs: number;
 }
 
+/**
+ * Idempotency-Keys past their 24 hours are deleted hourly: they count as new keys already
+ * (features/idempotency/keys.ts), so the sweep only frees their space.
+ */
+const idempotencySweepMs = 3_600_000;
+
 const accountSchedulerPrefix = 'mirror-';
 
 /** The job options a scheduler's jobs carry: the catalog's, minus what only single jobs use. */
@@ -81,6 +87,7 @@ export async function syncSchedules(db: Db, queues: Queues, settings: ScheduleSe
   const fixed = [
     { id: 'deadline-sweep', everyMs: settings.deadlineSweepMs, name: 'sweepDeadlines' as const },
     { id: 'outbox-relay', everyMs: settings.relaySweepMs, name: 'relayEvents' as const },
+    { id: 'idempotency-sweep', everyMs: idempotencySweepMs, name: 'sweepIdempotencyKeys' as const },
   ];
   for (const { id, everyMs, name } of fixed) {
     const existing = await queues.byName[jobCatalog[name].queue].getJobScheduler(id);

@@ -30,6 +30,10 @@ describe('syncSchedules', () => {
       every: 30_000,
       name: 'relayEvents',
     });
+    expect(await queues.byName.deadline.getJobScheduler('idempotency-sweep')).toMatchObject({
+      every: 3_600_000,
+      name: 'sweepIdempotencyKeys',
+    });
 
     const upserts = [
       vi.spyOn(queues.byName.deadline, 'upsertJobScheduler'),

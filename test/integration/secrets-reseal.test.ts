@@ -1,10 +1,15 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectedAccounts, personalDataRequests, webhookEndpoints } from '../../src/db/schema/index.js';
+import {
+  connectedAccounts,
+  idempotencyKeys,
+  personalDataRequests,
+  webhookEndpoints,
+} from '../../src/db/schema/index.js';
 import { carryOutRemoval, requestRemoval } from '../../src/features/personal-data/removal.js';
 import { retrievePersonalData } from '../../src/features/personal-data/retrieval.js';
 import { resealAll } from '../../src/features/secrets/reseal.js';
-import { sealedAt } from '../../src/features/secrets/sealed-columns.js';
+import { rowName, sealedAt } from '../../src/features/secrets/sealed-columns.js';
 import { SecretBox } from '../../src/secrets.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { runCli } from '../helpers/cli.js';
@@ -40,9 +45,11 @@ describe('npm run cli -- secrets reseal', () => {
     const org = await api.createOrg();
     const endpoints: { id: string; secret: string }[] = [];
     for (let made = 0; made < 3; made++) {
+      // Under an Idempotency-Key: its kept answer, which carries the secret, is sealed too.
       const response = await api.call('POST', '/v1/webhook_endpoints', {
         key: org.test_key,
         json: { url: 'https://hooks.example.com/rebuttal' },
+        headers: { 'idempotency-key': `reseal-${made}` },
       });
       expect(response.status, response.text).toBe(201);
       endpoints.push(response.body as { id: string; secret: string });
@@ -74,6 +81,7 @@ describe('npm run cli -- secrets reseal', () => {
       'personal_data_requests.notification_email': { resealed: 1, current: 0, unreadable: 0 },
       'personal_data_requests.subject': { resealed: 0, current: 0, unreadable: 0 },
       'personal_data_requests.export': { resealed: 1, current: 0, unreadable: 0 },
+      'idempotency_keys.body': { resealed: 3, current: 0, unreadable: 0 },
     });
     const second = await reseal({ APP_SECRET: secretB, APP_SECRET_PREVIOUS: secretA() });
     expect(second.code, second.stderr).toBe(0);
@@ -84,6 +92,7 @@ describe('npm run cli -- secrets reseal', () => {
       { resealed: 0, current: 1, unreadable: 0 },
       { resealed: 0, current: 0, unreadable: 0 },
       { resealed: 0, current: 1, unreadable: 0 },
+      { resealed: 0, current: 3, unreadable: 0 },
     ]);
 
     const onlyB = new SecretBox(secretB);
@@ -93,6 +102,15 @@ describe('npm run cli -- secrets reseal', () => {
         .from(webhookEndpoints)
         .where(eq(webhookEndpoints.id, endpoint.id));
       expect(onlyB.open(row?.secret ?? '', sealedAt('webhookSecret', endpoint.id))).toBe(endpoint.secret);
+    }
+    for (const [made, endpoint] of endpoints.entries()) {
+      const key = `reseal-${made}`;
+      const [kept] = await api.db.db
+        .select()
+        .from(idempotencyKeys)
+        .where(and(eq(idempotencyKeys.orgId, org.org), eq(idempotencyKeys.key, key)));
+      const at = sealedAt('idempotentAnswer', rowName([org.org, false, key]));
+      expect(JSON.parse(onlyB.open(kept?.body ?? '', at))).toMatchObject({ secret: endpoint.secret });
     }
     const [stored] = await api.db.db
       .select()

@@ -26,8 +26,11 @@ const contract: Record<string, number | readonly [number, number]> = {
   invalid_file: 400,
   file_not_found: 404,
   invalid_request: 400,
+  // Decided with issue 19 (docs/api.md, "Idempotent requests").
+  idempotency_error: 400,
   not_found: 404,
   method_not_allowed: 405,
+  idempotency_in_progress: 409,
   request_too_large: 413,
   rate_limited: 429,
   processor_error: 502,

@@ -1,7 +1,7 @@
 import { getTableName, sql } from 'drizzle-orm';
 import { type Db, rowsOf } from '../../db/client.js';
 import type { SecretBox } from '../../secrets.js';
-import { type SealedColumn, sealedAt, sealedColumns } from './sealed-columns.js';
+import { rowName, type SealedColumn, sealedAt, sealedColumns } from './sealed-columns.js';
 
 /** What `secrets reseal` did in one column. */
 export interface ResealCount {
@@ -29,10 +29,8 @@ export async function resealAll(db: Db, secrets: SecretBox, batch = 500): Promis
   return counts;
 }
 
-interface SealedRow {
-  id: string;
-  value: string;
-}
+/** A row's key values (`k0`, `k1`, … in the order of its `key`) and its sealed value. */
+type SealedRow = Record<string, unknown> & { value: string };
 
 async function resealColumn(
   db: Db,
@@ -40,23 +38,35 @@ async function resealColumn(
   name: SealedColumn,
   batch: number,
 ): Promise<ResealCount> {
-  const { table, column, id } = sealedColumns[name];
+  const { table, column, key } = sealedColumns[name];
   const count: ResealCount = { table: getTableName(table), column, resealed: 0, current: 0, unreadable: 0 };
   const value = sql.identifier(column);
-  let after: string | null = null;
+  // Rows are walked in the order of their key, a row value compared as a whole: the primary key's index.
+  const keyColumns = sql.join([...key], sql`, `);
+  const keyOf = (row: SealedRow) => key.map((_, index) => row[`k${index}`]);
+  const tuple = (values: unknown[]) =>
+    sql.join(
+      values.map((item) => sql`${item}`),
+      sql`, `,
+    );
+  const selected = sql.join(
+    key.map((part, index) => sql`${part} as ${sql.identifier(`k${index}`)}`),
+    sql`, `,
+  );
+  let after: unknown[] | null = null;
   for (;;) {
-    const from: string | null = after;
+    const from: unknown[] | null = after;
     const rows = await db.transaction(async (tx): Promise<SealedRow[]> => {
       const found = rowsOf<SealedRow>(
         await tx.execute(sql`
-          select ${id}::text as id, ${value} as value from ${table}
-          where ${value} is not null ${from === null ? sql`` : sql`and ${id} > ${from}`}
-          order by ${id} limit ${batch} for update`),
+          select ${selected}, ${value} as value from ${table}
+          where ${value} is not null ${from === null ? sql`` : sql`and (${keyColumns}) > (${tuple(from)})`}
+          order by ${keyColumns} limit ${batch} for update`),
       );
       for (const row of found) {
         let sealed: string | null;
         try {
-          sealed = secrets.reseal(row.value, sealedAt(name, row.id));
+          sealed = secrets.reseal(row.value, sealedAt(name, rowName(keyOf(row))));
         } catch {
           count.unreadable++;
           continue;
@@ -65,12 +75,15 @@ async function resealColumn(
           count.current++;
           continue;
         }
-        await tx.execute(sql`update ${table} set ${value} = ${sealed} where ${id} = ${row.id}`);
+        await tx.execute(
+          sql`update ${table} set ${value} = ${sealed} where (${keyColumns}) = (${tuple(keyOf(row))})`,
+        );
         count.resealed++;
       }
       return found;
     });
     if (rows.length < batch) return count;
-    after = rows.at(-1)?.id ?? null;
+    const last = rows.at(-1);
+    after = last ? keyOf(last) : null;
   }
 }

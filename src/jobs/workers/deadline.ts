@@ -1,4 +1,5 @@
 import { sweepDeadlines } from '../../features/disputes/deadline-sweep.js';
+import { sweepIdempotencyKeys } from '../../features/idempotency/keys.js';
 import { carryOutRemoval } from '../../features/personal-data/removal.js';
 import { createQueueRemovalDispatcher } from '../removal-dispatcher.js';
 import { createQueueSubmitter } from '../submitter.js';
@@ -32,6 +33,11 @@ export function deadlineHandlers(deps: EngineDeps): Handlers<'deadline'> {
       });
       log.info(report, 'deadline sweep');
       return report;
+    },
+    async sweepIdempotencyKeys(_payload, { log }) {
+      const deleted = await sweepIdempotencyKeys(deps.db);
+      log.info({ deleted }, 'idempotency keys swept');
+      return { deleted };
     },
     async removePersonalData({ requestId }, { log }) {
       const outcome = await carryOutRemoval(deps, requestId);
