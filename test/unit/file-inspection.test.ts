@@ -105,9 +105,10 @@ describe('inspectApart', () => {
     parts.push('trailer\n<< /Root 1 0 R >>\n%%EOF\n');
     const heavy = Buffer.from(parts.join(''), 'latin1');
     const finished: string[] = [];
-    // Each heavy read runs to its bound (0.3 s); two run at once.
+    // Each heavy read runs to its bound, two at once. The bound is long beside a thread's start on a busy
+    // machine, so that the small read, started beside the third heavy one, finishes first.
     const backlog = Array.from({ length: 6 }, (_, at) =>
-      inspectApart(heavy, 'org_busy', { ms: 300, heapMb: 256 }).then(() => finished.push(`busy ${at}`)),
+      inspectApart(heavy, 'org_busy', { ms: 2_000, heapMb: 256 }).then(() => finished.push(`busy ${at}`)),
     );
     const small = inspectApart(await samplePdf('x', 1), 'org_other').then(() => finished.push('other'));
     await Promise.all([...backlog, small]);
