@@ -3,6 +3,7 @@ import type { DisputeObject } from '../domain/disputes.js';
 import { type ErrorType, errorStatus } from '../domain/errors.js';
 import type { CorrespondenceItem, PastPayment, Product } from '../domain/evidence.js';
 import { type EvidenceFileEntry, evidenceFileCategories, fileTypes } from '../domain/evidence-files.js';
+import { networks } from '../domain/networks.js';
 import type { personalDataRequestObject } from '../domain/personal-data.js';
 import { disputeStates } from '../domain/states.js';
 import { fieldTypes, type TemplateField } from '../domain/templates.js';
@@ -144,6 +145,17 @@ export const disputeObject = describing<DisputeObject>()(
       source: z.enum(['mock', 'api', ...processors]),
       processor: z.enum(processors).nullable(),
       kind: z.enum(kinds),
+      network: z.enum(networks).nullable().meta({
+        description: 'The card network, where the processor tells it (docs/api.md, "The dispute object").',
+      }),
+      network_reason_code: z
+        .string()
+        .nullable()
+        .meta({ description: "The network's own reason code as the processor reports it (`10.4`, `4837`)." }),
+      processor_status: z
+        .string()
+        .nullable()
+        .meta({ description: "The processor's own word for the dispute's status, as it reports it." }),
       account: z
         .string()
         .nullable()

@@ -41,6 +41,10 @@ export interface DisputeRecord {
   addressZipCheck: string | null;
   cvcCheck: string | null;
   statementDescriptor: string | null;
+  /** The card network (domain/networks.ts), its own reason code and the processor's status word. */
+  network: string | null;
+  networkReasonCode: string | null;
+  processorStatus: string | null;
   accountId: string | null;
   referenceUrl: string | null;
   createdAt: Date;
@@ -119,6 +123,9 @@ export function toDisputeObject(
     source: dispute.source,
     processor: dispute.processor,
     kind: dispute.kind,
+    network: dispute.network,
+    network_reason_code: dispute.networkReasonCode,
+    processor_status: dispute.processorStatus,
     account: dispute.account,
     reference_url: dispute.referenceUrl,
     livemode: dispute.livemode,

@@ -1,3 +1,4 @@
+import type { Network } from '../domain/networks.js';
 import type { Reason } from '../domain/vocabulary.js';
 
 /**
@@ -107,26 +108,18 @@ const amex: Record<string, Reason> = {
   '4540': 'fraudulent',
 };
 
-export const networkReasonTables = { visa, mastercard, amex } as const;
-export type Network = keyof typeof networkReasonTables;
-
-/** The network a scheme name (as processors spell it: `Visa`, `MasterCard`, `mc`, `AMEX`) stands for. */
-export function networkOf(scheme: string | null | undefined): Network | undefined {
-  const name = (scheme ?? '').toLowerCase().replace(/[^a-z]/g, '');
-  if (name.startsWith('visa')) return 'visa';
-  if (name === 'mc' || name.startsWith('mastercard') || name === 'maestro') return 'mastercard';
-  if (name.startsWith('amex') || name.startsWith('americanexpress')) return 'amex';
-  return undefined;
-}
+/** The networks whose codes this module knows; the others' codes are read by their form alone. */
+const networkReasonTables: Partial<Record<Network, Record<string, Reason>>> = { visa, mastercard, amex };
 
 /**
- * The reason for a network's code. Without the network, the code's own form tells (Visa `10.4`,
+ * The reason for a network's code. With the network (as the adapter read it, domain/networks.ts), its
+ * table; without it, or for a network without a table here, the code's own form tells (Visa `10.4`,
  * Mastercard `4837`, Amex `F29`); `general` when nothing knows it.
  */
-export function networkReason(code: string | null | undefined, scheme?: string | null): Reason {
+export function networkReason(code: string | null | undefined, network?: Network | null): Reason {
   const key = (code ?? '').trim().toUpperCase();
   if (key === '') return 'general';
-  const network = networkOf(scheme);
-  if (network) return networkReasonTables[network][key] ?? 'general';
+  const table = network ? networkReasonTables[network] : undefined;
+  if (table) return table[key] ?? 'general';
   return visa[key] ?? mastercard[key] ?? amex[key] ?? 'general';
 }

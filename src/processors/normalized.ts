@@ -34,6 +34,9 @@ const unknownAttributes = {
   addressZipCheck: null,
   cvcCheck: null,
   statementDescriptor: null,
+  network: null,
+  networkReasonCode: null,
+  processorStatus: null,
 } as const satisfies Record<OptionalAttribute, null>;
 
 const optionalAttributes = Object.keys(unknownAttributes) as OptionalAttribute[];

@@ -1,6 +1,7 @@
 import type { EvidencePackage, PastPayment } from '../domain/evidence.js';
 import type { EvidenceFileCategory, EvidenceLimits, FileType } from '../domain/evidence-files.js';
 import { Failure } from '../domain/failure.js';
+import type { Network } from '../domain/networks.js';
 import type { DisputeState } from '../domain/states.js';
 import type { checks, kinds, Reason } from '../domain/vocabulary.js';
 
@@ -269,6 +270,12 @@ export interface NormalizedDispute {
   addressZipCheck: Check | null;
   cvcCheck: Check | null;
   statementDescriptor: string | null;
+  /** The card network, read from the processor's spelling in its mapping.ts; null where it tells none. */
+  network: Network | null;
+  /** The network's own reason code as the processor reports it (`10.4`, `4837`, `F29`), unmapped. */
+  networkReasonCode: string | null;
+  /** The processor's own word for where the dispute stands, as it reports it (docs/api.md, "The dispute object"). */
+  processorStatus: string | null;
 }
 
 type Check = (typeof checks)[number];

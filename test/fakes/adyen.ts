@@ -1,5 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
+import type { Network } from '../../src/domain/networks.js';
 import type { ContractFake } from '../helpers/adapter-contract.js';
+import type { NetworkFacts } from '../helpers/contract-calls.js';
 import { type FakeReply, type FakeRequest, FakeServer, jsonReply } from './harness.js';
 
 /**
@@ -81,11 +83,13 @@ export interface FakeAdyenDispute {
   accepted: boolean;
 }
 
-const schemes: [method: string, code: string][] = [
-  ['visa', '10.4'],
-  ['mc', '4853'],
-  ['visa', '13.1'],
-  ['amex', 'F29'],
+/** The schemes disputes rotate through: Adyen's scheme code, the scheme's reason code, and the network here. */
+const schemes: [method: string, code: string, network: Network][] = [
+  ['visa', '10.4', 'visa'],
+  ['mc', '4853', 'mastercard'],
+  ['visa', '13.1', 'visa'],
+  ['amex', 'F29', 'amex'],
+  ['cup', '4515', 'unionpay'],
 ];
 const currencies = ['EUR', 'USD', 'GBP', 'JPY'];
 const minorDigits: Record<string, number> = { EUR: 2, USD: 2, GBP: 2, JPY: 0, KWD: 3 };
@@ -141,7 +145,7 @@ export class AdyenFake implements ContractFake {
   addDispute(overrides: Partial<FakeAdyenDispute> = {}): FakeAdyenDispute {
     this.#next += 1;
     const n = this.#next;
-    const [paymentMethod, reasonCode] = schemes[n % schemes.length] as [string, string];
+    const [paymentMethod, reasonCode] = schemes[n % schemes.length] as [string, string, Network];
     const currency = currencies[n % currencies.length] as string;
     const raised = new Date(this.#epoch + n * 60_000);
     const dispute: FakeAdyenDispute = {
@@ -199,6 +203,16 @@ export class AdyenFake implements ContractFake {
 
   accepted(id: string): boolean {
     return this.#dispute(id).accepted;
+  }
+
+  /** The scheme and its code from the latest event's additionalData; its event code is the status. */
+  reported(id: string): NetworkFacts {
+    const dispute = this.#dispute(id);
+    return {
+      network: schemes.find(([method]) => method === dispute.paymentMethod)?.[2] ?? null,
+      networkReasonCode: dispute.reasonCode,
+      processorStatus: (dispute.history.at(-1) as FakeAdyenEvent).eventCode,
+    };
   }
 
   /** The dispute's documents of a type other than the generic defense material: the evidence files. */

@@ -1,4 +1,5 @@
 import type { ContractFake } from '../helpers/adapter-contract.js';
+import type { NetworkFacts } from '../helpers/contract-calls.js';
 import { FakeServer, jsonReply } from './harness.js';
 
 /**
@@ -108,6 +109,12 @@ export class AmexFake implements ContractFake {
 
   accepted(): boolean {
     return false;
+  }
+
+  /** Every case is Amex's own, with its code, and the status as the tool writes it. */
+  reported(id: string): NetworkFacts {
+    const dispute = this.disputes.get(id) as AmexFakeDispute;
+    return { network: 'amex', networkReasonCode: dispute.reasonCode, processorStatus: dispute.status };
   }
 
   /** The report as the Disputes tool downloads it, of these cases as they stand now. */

@@ -1,5 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import { XMLBuilder, XMLParser } from 'fast-xml-parser';
+import type { Network } from '../../src/domain/networks.js';
 import type { ContractFake } from '../helpers/adapter-contract.js';
 import { basicCredentials, type FakeReply, type FakeRequest, FakeServer, multipartParts } from './harness.js';
 
@@ -56,6 +57,9 @@ export interface FakeDispute {
   history: { status: string; timestamp: Date; effectiveDate: string }[];
   evidence: FakeEvidence[];
   transactionId: string;
+  /** The disputed transaction's `payment-instrument-subtype`, and the network's own `reason-code`. */
+  cardType: string;
+  reasonCode: string | null;
   finalized: number;
   submitted: { text: string; files: Buffer[] } | undefined;
 }
@@ -110,6 +114,17 @@ const reasons = [
   'not_recognized',
   'transaction_amount_differs',
   'invalid_account',
+];
+/**
+ * The cards disputes rotate through: Braintree's card type (the SDKs' CreditCard::CardType) and the
+ * network's code, with the network each is here (Elo, a card type of no network of ours, has none).
+ */
+const cards: { cardType: string; code: string | null; network: Network | null }[] = [
+  { cardType: 'Visa', code: '10.4', network: 'visa' },
+  { cardType: 'MasterCard', code: '4837', network: 'mastercard' },
+  { cardType: 'American Express', code: 'F29', network: 'amex' },
+  { cardType: 'Discover', code: 'UA02', network: 'discover' },
+  { cardType: 'Elo', code: null, network: null },
 ];
 /** Amounts as Braintree writes them in each currency's own decimals. */
 const money: [string, string][] = [
@@ -257,6 +272,8 @@ export async function startBraintreeFake(options: BraintreeFakeOptions = {}): Pr
       history: [{ status: 'open', timestamp: at, effectiveDate: date(at) }],
       evidence: [],
       transactionId: transaction.id,
+      cardType: (cards[index % cards.length] as (typeof cards)[number]).cardType,
+      reasonCode: (cards[index % cards.length] as (typeof cards)[number]).code,
       finalized: 0,
       submitted: undefined,
       ...values,
@@ -278,7 +295,7 @@ export async function startBraintreeFake(options: BraintreeFakeOptions = {}): Pr
       kind: dispute.kind,
       'merchant-account-id': `${merchantId}_account`,
       reason: dispute.reason,
-      'reason-code': nil,
+      'reason-code': orNil(dispute.reasonCode),
       'reason-description': nil,
       'received-date': typed(dispute.receivedDate, 'date'),
       'reference-number': `REF-${dispute.id}`,
@@ -300,7 +317,7 @@ export async function startBraintreeFake(options: BraintreeFakeOptions = {}): Pr
         'created-at': transaction ? transaction.createdAt.toISOString() : nil,
         'order-id': nil,
         'purchase-order-number': nil,
-        'payment-instrument-subtype': 'Visa',
+        'payment-instrument-subtype': dispute.cardType,
       },
     };
   }
@@ -567,6 +584,15 @@ export async function startBraintreeFake(options: BraintreeFakeOptions = {}): Pr
       ),
     submitted: (id) => disputes.get(id)?.submitted,
     accepted: (id) => accepted.has(id),
+    reported(id) {
+      const dispute = disputes.get(id) as FakeDispute;
+      const card = cards.find((known) => known.cardType === dispute.cardType);
+      return {
+        network: card?.network ?? null,
+        networkReasonCode: dispute.reasonCode,
+        processorStatus: dispute.status,
+      };
+    },
     notification(kind, id) {
       const dispute = disputes.get(id);
       const subject = dispute ? { dispute: disputeXml(dispute) } : { check: typed('true', 'boolean') };

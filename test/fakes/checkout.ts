@@ -1,5 +1,7 @@
 import { createHmac } from 'node:crypto';
+import type { Network } from '../../src/domain/networks.js';
 import type { ContractFake } from '../helpers/adapter-contract.js';
+import type { NetworkFacts } from '../helpers/contract-calls.js';
 import { type FakeReply, type FakeRequest, FakeServer, jsonReply, multipartParts } from './harness.js';
 
 /**
@@ -68,14 +70,18 @@ interface StoredFile {
   uploadedOn: string;
 }
 
-const samples = [
-  { category: 'fraudulent', reasonCode: '10.4', method: 'Visa' },
-  { category: 'product_service_not_received', reasonCode: '13.1', method: 'Visa' },
-  { category: 'not_as_described', reasonCode: '4853', method: 'Mastercard' },
-  { category: 'canceled_recurring', reasonCode: '13.2', method: 'Visa' },
-  { category: 'duplicate', reasonCode: '4834', method: 'Mastercard' },
-  { category: 'general', reasonCode: '13.7', method: 'Visa' },
-] as const;
+/** What disputes rotate through: category, the scheme's code, the payment's method, and its network here. */
+const samples: readonly { category: string; reasonCode: string; method: string; network: Network | null }[] =
+  [
+    { category: 'fraudulent', reasonCode: '10.4', method: 'Visa', network: 'visa' },
+    { category: 'product_service_not_received', reasonCode: '13.1', method: 'Visa', network: 'visa' },
+    { category: 'not_as_described', reasonCode: '4853', method: 'Mastercard', network: 'mastercard' },
+    { category: 'canceled_recurring', reasonCode: '13.2', method: 'Visa', network: 'visa' },
+    { category: 'duplicate', reasonCode: '4834', method: 'Mastercard', network: 'mastercard' },
+    { category: 'general', reasonCode: '13.7', method: 'Visa', network: 'visa' },
+    { category: 'fraudulent', reasonCode: 'F29', method: 'American Express', network: 'amex' },
+    { category: 'general', reasonCode: '4553', method: 'Cartes Bancaires', network: null },
+  ];
 const currencies = ['GBP', 'EUR', 'USD', 'JPY'] as const;
 
 const evidencePairs = [
@@ -123,7 +129,7 @@ export class CheckoutFake implements ContractFake {
     const now = Date.now();
     for (let index = 0; index < count; index++) {
       const serial = ++this.#serial;
-      const sample = samples[serial % samples.length] ?? samples[0];
+      const sample = samples[serial % samples.length] as (typeof samples)[number];
       const id = `dsp_${serial.toString(36).padStart(22, '0')}`;
       this.disputes.set(id, {
         id,
@@ -193,6 +199,15 @@ export class CheckoutFake implements ContractFake {
 
   accepted(id: string): boolean {
     return this.disputes.get(id)?.status === 'accepted';
+  }
+
+  reported(id: string): NetworkFacts {
+    const dispute = this.disputes.get(id) as FakeCheckoutDispute;
+    return {
+      network: samples.find((sample) => sample.method === dispute.paymentMethod)?.network ?? null,
+      networkReasonCode: dispute.reasonCode,
+      processorStatus: dispute.status,
+    };
   }
 
   /** A signed `dispute_*` webhook about the dispute as it stands, as Checkout.com's workflows send it. */

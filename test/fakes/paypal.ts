@@ -523,7 +523,10 @@ export async function startPaypalFake(options: PaypalFakeOptions = {}): Promise<
           dispute_state: 'REQUIRED_ACTION',
           dispute_amount: amount,
           dispute_life_cycle_stage: 'CHARGEBACK',
-          dispute_channel: 'INTERNAL',
+          // Every third is a card issuer's chargeback of an unbranded card payment, which alone carries the
+          // network's code ("available for only unbranded transactions").
+          dispute_channel: number % 3 === 0 ? 'EXTERNAL' : 'INTERNAL',
+          ...(number % 3 === 0 && { external_reason_code: '13.1' }),
           seller_response_due_date: wholeSeconds(now() + 10 * day),
           evidences: [],
           allowed_response_options: { accept_claim: { accept_claim_types: ['REFUND'] } },
@@ -549,6 +552,12 @@ export async function startPaypalFake(options: PaypalFakeOptions = {}): Promise<
       }[to];
       Object.assign(target.dispute, changes, { update_time: stamp() });
     },
+    // PayPal names no card network; its code and status are passed as given.
+    reported: (id) => ({
+      network: null,
+      networkReasonCode: held(id).dispute.external_reason_code ?? null,
+      processorStatus: held(id).dispute.status,
+    }),
     submissionCount: (id) => held(id).submissions.length,
     submitted: (id) => held(id).submissions.at(-1),
     // The response document travels as OTHER evidence, which no evidence file category goes in

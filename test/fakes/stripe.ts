@@ -1,5 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
+import type { Network } from '../../src/domain/networks.js';
 import type { ContractFake } from '../helpers/adapter-contract.js';
+import type { NetworkFacts } from '../helpers/contract-calls.js';
 import {
   basicCredentials,
   type FakeReply,
@@ -71,6 +73,8 @@ export interface NewDispute {
   currency?: string;
   /** Unix time; 0 when the issuer allows no response. Default two weeks from now. */
   dueBy?: number;
+  /** The card's brand and the network's code (payment_method_details.card). Default: the next of `cards`. */
+  card?: { brand: string; code: string };
 }
 
 type Json = Record<string, unknown>;
@@ -96,6 +100,17 @@ interface Account {
 }
 
 const apiVersion = '2024-06-20';
+/**
+ * The cards disputes rotate through, as `payment_method_details.card` carries them (brand and the
+ * network's code, docs.stripe.com/api/disputes/object), with the network each brand is here (a brand of
+ * no network of ours, Cartes Bancaires, has none).
+ */
+const cards: { brand: string; code: string; network: Network | null }[] = [
+  { brand: 'visa', code: '10.4', network: 'visa' },
+  { brand: 'mastercard', code: '4837', network: 'mastercard' },
+  { brand: 'amex', code: 'F29', network: 'amex' },
+  { brand: 'cartes_bancaires', code: '4501', network: null },
+];
 const textFields = new Set([
   'access_activity_log',
   'billing_address',
@@ -221,6 +236,7 @@ export class StripeFake implements ContractFake {
       this.#charge(account, { created: created - 10 * 86_400, amount: 999, currency, fingerprint }).status =
         'failed';
       const status = options.status ?? 'needs_response';
+      const card = options.card ?? (cards[this.#sequence % cards.length] as (typeof cards)[number]);
       const id = `du_${this.#next()}`;
       const withdrawn = status.startsWith('warning_') ? [] : [this.#transaction(-amount, 1500, currency)];
       const dispute: Dispute = {
@@ -247,7 +263,7 @@ export class StripeFake implements ContractFake {
           metadata: {},
           payment_intent: null,
           payment_method_details: {
-            card: { brand: 'visa', case_type: 'chargeback', network_reason_code: '10.4' },
+            card: { brand: card.brand, case_type: 'chargeback', network_reason_code: card.code },
             type: 'card',
           },
           reason: options.reason ?? 'fraudulent',
@@ -312,6 +328,16 @@ export class StripeFake implements ContractFake {
 
   accepted(id: string): boolean {
     return this.#find(id).dispute.closedByMerchant;
+  }
+
+  reported(id: string): NetworkFacts {
+    const { json } = this.#find(id).dispute;
+    const { brand, network_reason_code } = (json.payment_method_details as { card: Json }).card;
+    return {
+      network: cards.find((card) => card.brand === brand)?.network ?? null,
+      networkReasonCode: network_reason_code as string,
+      processorStatus: json.status,
+    };
   }
 
   /** The dispute as Stripe serves it now. */

@@ -1,5 +1,6 @@
 import { XMLBuilder, XMLParser } from 'fast-xml-parser';
 import type { ContractFake } from '../helpers/adapter-contract.js';
+import type { NetworkFacts } from '../helpers/contract-calls.js';
 import { basicCredentials, type FakeReply, type FakeRequest, FakeServer } from './harness.js';
 
 /**
@@ -86,12 +87,26 @@ const activityNames: Record<string, string> = {
   MERCHANT_REQUESTS_ARBITRATION: 'Merchant Requests Arbitration',
 };
 
-/** The networks a batch of disputes rotates through, with a reason code of each. */
+/**
+ * The networks a batch of disputes rotates through, with a reason code of each: `cardType` as the
+ * method of payment codes the SDKs' tests show (`MC`), and the network each is here.
+ */
 const networks = [
-  { cardType: 'VISA', reasonCode: '13.1', description: 'Merchandise/Services Not Received' },
-  { cardType: 'MASTERCARD', reasonCode: '4853', description: 'Cardholder Dispute' },
-  { cardType: 'AMEX', reasonCode: 'F29', description: 'Card Not Present' },
-  { cardType: 'VISA', reasonCode: '10.4', description: 'Other Fraud - Card Absent Environment' },
+  { cardType: 'VI', reasonCode: '13.1', description: 'Merchandise/Services Not Received', network: 'visa' },
+  { cardType: 'MC', reasonCode: '4853', description: 'Cardholder Dispute', network: 'mastercard' },
+  { cardType: 'AX', reasonCode: 'F29', description: 'Card Not Present', network: 'amex' },
+  {
+    cardType: 'VI',
+    reasonCode: '10.4',
+    description: 'Other Fraud - Card Absent Environment',
+    network: 'visa',
+  },
+  {
+    cardType: 'DI',
+    reasonCode: 'UA02',
+    description: 'Fraud Card Not Present Transaction',
+    network: 'discover',
+  },
 ] as const;
 
 const parser = new XMLParser({ ignoreAttributes: true, removeNSPrefix: true, parseTagValue: false });
@@ -265,6 +280,16 @@ export class VantivFake implements ContractFake {
 
   accepted(id: string): boolean {
     return this.#accepted.has(id);
+  }
+
+  /** The case's card type and code as it holds them; the queue holding it is its status. */
+  reported(id: string): NetworkFacts {
+    const found = this.cases.get(id) as FakeCase;
+    return {
+      network: networks.find((network) => network.cardType === found.cardType)?.network ?? null,
+      networkReasonCode: found.reasonCode ?? null,
+      processorStatus: found.currentQueue,
+    };
   }
 
   /** The case's documents but its represent's response document: the evidence files, each a document. */

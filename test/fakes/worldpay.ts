@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { ContractFake } from '../helpers/adapter-contract.js';
+import type { NetworkFacts } from '../helpers/contract-calls.js';
 import { FakeServer, jsonReply } from './harness.js';
 
 /**
@@ -43,6 +44,8 @@ export interface FakeWorldpayDispute {
   currency: string;
   reasonCode: string;
   reasonCategory: string;
+  /** The card network as the Dispute Resolution Centre's Network column names it. */
+  network: string;
   transactionDate: Date;
   dueDate: Date;
   /** When the payment reached its status. */
@@ -51,10 +54,11 @@ export interface FakeWorldpayDispute {
 
 const currencies = ['GBP', 'EUR', 'USD', 'JPY'];
 const minorDigits: Record<string, number> = { GBP: 2, EUR: 2, USD: 2, JPY: 0, KWD: 3 };
-const reasons: [code: string, category: string][] = [
-  ['10.4', 'Fraud'],
-  ['4855', 'Consumer Disputes'],
-  ['12.6.1', 'Processing Errors'],
+const reasons: [code: string, category: string, network: string][] = [
+  ['10.4', 'Fraud', 'Visa'],
+  ['4855', 'Consumer Disputes', 'Mastercard'],
+  ['12.6.1', 'Processing Errors', 'Visa'],
+  ['C08', 'Consumer Disputes', 'American Express (AMEX)'],
 ];
 
 export class WorldpayFake implements ContractFake {
@@ -81,7 +85,7 @@ export class WorldpayFake implements ContractFake {
     this.#next += 1;
     const n = this.#next;
     const raised = new Date(this.#epoch + n * 60_000);
-    const [reasonCode, reasonCategory] = reasons[n % reasons.length] as [string, string];
+    const [reasonCode, reasonCategory, network] = reasons[n % reasons.length] as [string, string, string];
     const dispute: FakeWorldpayDispute = {
       reference: `Memory265-${String(n).padStart(6, '0')}`,
       status: 'CHARGED_BACK',
@@ -90,6 +94,7 @@ export class WorldpayFake implements ContractFake {
       currency: currencies[n % currencies.length] as string,
       reasonCode,
       reasonCategory,
+      network,
       transactionDate: new Date(Date.UTC(2026, 9, 1 + (n % 20))),
       dueDate: new Date(Date.UTC(2026, 11, 1 + (n % 20))),
       changedAt: raised,
@@ -125,6 +130,11 @@ export class WorldpayFake implements ContractFake {
 
   accepted(): boolean {
     return false;
+  }
+
+  /** What the events tell (the contract's means of ingestion): the status alone, no network nor code. */
+  reported(id: string): NetworkFacts {
+    return { network: null, networkReasonCode: null, processorStatus: this.#dispute(id).status };
   }
 
   /** One webhook per dispute, telling its status now. */
@@ -178,6 +188,7 @@ export class WorldpayFake implements ContractFake {
       'Cycle',
       'Reason Category',
       'Reason Code',
+      'Network',
       'Chargeback Amount',
       'Currency',
       'Transaction Amount',
@@ -197,6 +208,7 @@ export class WorldpayFake implements ContractFake {
         dispute.cycle,
         dispute.reasonCategory,
         dispute.reasonCode,
+        dispute.network,
         amount,
         dispute.currency,
         amount,

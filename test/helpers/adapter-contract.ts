@@ -1,6 +1,3 @@
-import { createHash } from 'node:crypto';
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { disputeStates } from '../../src/domain/states.js';
 import { kinds, type Processor, reasons } from '../../src/domain/vocabulary.js';
@@ -11,10 +8,19 @@ import {
   type ProcessorConnection,
   ProcessorError,
   PushRejectedError,
-  type SubmitEvidenceRequest,
 } from '../../src/processors/types.js';
 import type { FakeServer } from '../fakes/harness.js';
+import {
+  capturingLogger,
+  contractAccount,
+  contractSubmission,
+  countdown,
+  type NetworkFacts,
+  networkFacts,
+} from './contract-calls.js';
 import { contractFiles, expectedSlots, slottedOf } from './evidence-files.js';
+
+export { capturingLogger, contractAccount, contractSubmission };
 
 /**
  * The contract every processor adapter keeps, run against its fake processor (test/fakes/<name>.ts).
@@ -47,6 +53,11 @@ export interface ContractFake {
   uploadCount?(): number;
   /** Whether the merchant accepted the dispute. */
   accepted(id: string): boolean;
+  /**
+   * The dispute's card network, the network's code and the processor's status word as the suite's means
+   * of ingestion tells them, the network in this service's name (the fake knows its own spellings).
+   */
+  reported(id: string): NetworkFacts;
   close(): Promise<void>;
 }
 
@@ -70,74 +81,6 @@ export interface AdapterSpec {
   tamper?(push: { headers: Record<string, string>; body: Buffer }, id: string): Buffer;
   /** Processors without a list call whose disputes come from a report file: the report for these ids. */
   report?(fake: ContractFake, ids: string[]): string;
-}
-
-export const contractAccount = {
-  uid: '00000000-0000-4000-8000-000000000001',
-  id: 'default',
-  livemode: false,
-};
-
-/** A response package as the submission runner builds it, with a PDF unique to the dispute. */
-export function contractSubmission(
-  dispute: NormalizedDispute,
-  connection: ProcessorConnection,
-  idempotencyKey: string,
-): SubmitEvidenceRequest {
-  const text = `Order 4711 for ${dispute.id} was delivered on 2026-10-01 and signed for by the customer.`;
-  // As the rendered document does, the PDF carries the evidence: processors that take documents only
-  // (Adyen) receive the text this way.
-  const pdf = Buffer.from(
-    `%PDF-1.4\n% Rebuttal contract document for ${dispute.id}\n% ${text} Tracking: TRACK-4711\n` +
-      '1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n',
-  );
-  return {
-    connection,
-    dispute: {
-      id: dispute.id,
-      charge: dispute.charge ?? 'ch_contract',
-      accountId: null,
-      reason: dispute.reason,
-      kind: dispute.kind,
-      amount: dispute.amount,
-      currency: dispute.currency,
-    },
-    evidence: {
-      template: 'tmpl_contract',
-      fields: { customer_name: 'Ada Lovelace', shipping_tracking_number: 'TRACK-4711' },
-      products: [],
-      correspondence: [],
-      pastPayments: [],
-      referenceUrl: null,
-    },
-    response: {
-      evidence: {
-        customer_name: 'Ada Lovelace',
-        shipping_tracking_number: 'TRACK-4711',
-        uncategorized_text: text,
-      },
-      document: {
-        id: 'doc_contract0000000000001',
-        filename: `response-${dispute.id}.pdf`,
-        pdf,
-        sha256: createHash('sha256').update(pdf).digest('hex'),
-      },
-    },
-    files: [],
-    idempotencyKey,
-  };
-}
-
-/** Logs at every level into memory, to search for credentials. */
-export function capturingLogger() {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  });
-  return { logger: pino({ level: 'trace' }, stream), text: () => lines.join('') };
 }
 
 export function adapterContract(spec: AdapterSpec): void {
@@ -244,6 +187,7 @@ export function adapterContract(spec: AdapterSpec): void {
         expect(dispute.state).toBe('needs_response');
         expect(Number.isInteger(dispute.amount)).toBe(true);
         expect(dispute.currency).toMatch(/^[a-z]{3}$/);
+        expect(networkFacts(dispute)).toEqual(fake.reported(id));
       }
     });
 
@@ -259,6 +203,8 @@ export function adapterContract(spec: AdapterSpec): void {
       expect(latest.get(changing)?.state).toBe('under_review');
       expect(latest.get(closing)?.state).toBe('won');
       expect(latest.get(closing)?.closedAt).toBeInstanceOf(Date);
+      // The processor's own status word follows it.
+      for (const id of [changing, closing]) expect(networkFacts(latest.get(id))).toEqual(fake.reported(id));
     });
 
     it('submits the evidence text and the PDF', async () => {
@@ -450,11 +396,3 @@ export function adapterContract(spec: AdapterSpec): void {
     });
   });
 }
-
-/** Matches the request after `skip` others: the (skip+1)th call from now. */
-function countdown(skip: number) {
-  let left = skip;
-  return () => left-- === 0;
-}
-
-export { disputeStates };

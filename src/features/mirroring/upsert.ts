@@ -56,6 +56,9 @@ const processorColumns = {
   addressZipCheck: disputes.addressZipCheck,
   cvcCheck: disputes.cvcCheck,
   statementDescriptor: disputes.statementDescriptor,
+  network: disputes.network,
+  networkReasonCode: disputes.networkReasonCode,
+  processorStatus: disputes.processorStatus,
 } satisfies Record<DisputeAttribute, PgColumn>;
 const processorKeys = Object.keys(processorColumns) as (keyof typeof processorColumns)[];
 const list = (columns: SQL[]) => sql.join(columns, sql`, `);

@@ -1,5 +1,6 @@
 import { closedStates, type DisputeState } from '../../domain/states.js';
 import type { kinds, Reason } from '../../domain/vocabulary.js';
+import { type NetworkSpellings, networkReader, reported } from '../network-names.js';
 import { networkReason } from '../network-reasons.js';
 import { normalizedDispute } from '../normalized.js';
 import type { EvidenceLimits, NormalizedDispute } from '../types.js';
@@ -72,6 +73,26 @@ export const eventRules: Record<string, EventRule> = {
   PREARBITRATION_LOST: { kind: 'pre_arbitration', opens: false, outcome: 'lost' },
 };
 
+/**
+ * Adyen's scheme codes (`chargebackSchemeCode`, the report's "CB Scheme Code") and payment method names
+ * (`paymentMethod`, "Payment Method"): `visa`, `mc`, `amex`, `discover`, `jcb`, `cup` (China UnionPay),
+ * `diners`, `maestro`. A payment method variant that begins with one (`visadankort`, `mccredit`,
+ * `amex_applepay`) is that network's.
+ */
+export const schemeNames: NetworkSpellings = {
+  visa: 'visa',
+  mc: 'mastercard',
+  mastercard: 'mastercard',
+  maestro: 'mastercard',
+  amex: 'amex',
+  discover: 'discover',
+  jcb: 'jcb',
+  cup: 'unionpay',
+  unionpay: 'unionpay',
+  diners: 'diners',
+};
+const networkOf = networkReader(schemeNames, { variants: true });
+
 /** A scheme's reason code and the scheme that gave it (`visa`, `mc`, `amex`, ...). */
 export interface SchemeCode {
   reason: string | null;
@@ -112,16 +133,26 @@ function stateOf(event: DisputeEvent, kind: Kind): DisputeState {
   return statusStates[rule.status][kind === 'retrieval' ? 'retrieval' : 'chargeback'];
 }
 
+/**
+ * The scheme's code the event tells: the chargeback's, else the request for information's; its network is
+ * the scheme that gave it, else the payment's method.
+ */
+function schemeCodeOf(event: DisputeEvent) {
+  const told = event.chargeback.reason !== null ? event.chargeback : event.rfi;
+  return { code: reported(told.reason), network: networkOf(told.scheme) ?? networkOf(event.paymentMethod) };
+}
+
 function reasonOf(event: DisputeEvent, kind: Kind): Reason {
   if (event.eventCode === 'NOTIFICATION_OF_FRAUD') return 'fraudulent';
   if (kind === 'retrieval') return 'retrieved';
-  return networkReason(event.chargeback.reason, event.chargeback.scheme ?? event.paymentMethod);
+  return networkReason(event.chargeback.reason, schemeCodeOf(event).network);
 }
 
 export function disputeFromEvent(event: DisputeEvent): NormalizedDispute {
   const kind = kindOf(event);
   const state = stateOf(event, kind);
   const opens = (eventRules[event.eventCode] as EventRule).opens;
+  const scheme = schemeCodeOf(event);
   return normalizedDispute({
     id: event.pspReference,
     state,
@@ -135,6 +166,11 @@ export function disputeFromEvent(event: DisputeEvent): NormalizedDispute {
     amount: event.amount,
     currency: event.currency?.toLowerCase() ?? null,
     customer: event.shopperReference,
+    network: scheme.network,
+    networkReasonCode: scheme.code,
+    // Adyen tells a dispute by its events, and the event code is what its HMAC signs (`disputeStatus` is
+    // not signed, notifications.ts): the latest event is the dispute's status in Adyen's words.
+    processorStatus: event.eventCode,
   });
 }
 

@@ -70,6 +70,8 @@ export const unsignedAttributes = [
   'dueBy',
   'closedAt',
   'customer',
+  'network',
+  'networkReasonCode',
 ] as const satisfies readonly DisputeAttribute[];
 
 /** A verified dispute item in plain values; an item we cannot read refuses the whole push. */

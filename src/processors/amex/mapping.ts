@@ -3,6 +3,7 @@ import { type AmountProblem, readMinorUnits } from '../../domain/money.js';
 import { closedStates, type DisputeState } from '../../domain/states.js';
 import type { kinds } from '../../domain/vocabulary.js';
 import { folded, foldKeys } from '../folded-names.js';
+import { reported } from '../network-names.js';
 import { networkReason } from '../network-reasons.js';
 import { normalizedDispute } from '../normalized.js';
 import type { NormalizedDispute } from '../types.js';
@@ -199,5 +200,9 @@ export function disputeFromRow(cells: Partial<Record<ReportField, string>>): Nor
     amount,
     currency,
     customerName: cells.cardMemberName?.trim() || null,
+    // Amex is its own network; the status as the Disputes tool writes it ("Response Needed").
+    network: 'amex',
+    networkReasonCode: reported(cells.reasonCode),
+    processorStatus: reported(cells.status),
   });
 }

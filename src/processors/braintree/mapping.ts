@@ -3,6 +3,7 @@ import { decimalToMinorUnits } from '../../domain/money.js';
 import { closedStates, type DisputeState } from '../../domain/states.js';
 import type { kinds, Reason } from '../../domain/vocabulary.js';
 import { momentOf, startOfDay } from '../dates.js';
+import { type NetworkSpellings, networkReader, reported } from '../network-names.js';
 import { normalizedDispute } from '../normalized.js';
 import type { EvidenceLimits, NormalizedDispute } from '../types.js';
 import type { XmlValue } from './xml.js';
@@ -65,6 +66,25 @@ export const reasonTable: Record<string, Reason> = {
   transaction_amount_differs: 'transaction_amount_differs',
 };
 
+/**
+ * The disputed transaction's `payment-instrument-subtype`: the card type as Braintree names card types
+ * (the SDKs' CreditCard::CardType: `Visa`, `MasterCard`, `American Express`, ...). Maestro cards are
+ * Mastercard's and follow its chargeback rules. Other instruments (a PayPal account) and card types of
+ * no listed network have none.
+ */
+export const cardTypes: NetworkSpellings = {
+  Visa: 'visa',
+  MasterCard: 'mastercard',
+  Maestro: 'mastercard',
+  'UK Maestro': 'mastercard',
+  'American Express': 'amex',
+  Discover: 'discover',
+  JCB: 'jcb',
+  'China UnionPay': 'unionpay',
+  'Diners Club': 'diners',
+};
+const networkOf = networkReader(cardTypes);
+
 export const kindTable: Record<BraintreeKind, (typeof kinds)[number]> = {
   chargeback: 'chargeback',
   pre_arbitration: 'pre_arbitration',
@@ -107,6 +127,8 @@ export const braintreeDispute = z
     // Disputes from before Braintree added kinds carry none; they were chargebacks.
     kind: z.preprocess(lowerCase, z.enum(braintreeKinds)).nullish(),
     reason: z.preprocess(lowerCase, text).nullish(),
+    /** The card network's own code (`83`, `10.4`, `4837`), beside Braintree's reason. */
+    'reason-code': text.nullish(),
     'amount-disputed': decimal.nullish(),
     amount: decimal.nullish(),
     'currency-iso-code': z.string().regex(/^[A-Za-z]{3}$/, 'must be a currency code'),
@@ -117,7 +139,13 @@ export const braintreeDispute = z
     'date-won': date.nullish(),
     'status-history': list(statusEvent).nullish(),
     evidence: list(braintreeEvidence).nullish(),
-    transaction: z.object({ id: text.nullish(), 'created-at': moment.nullish() }).nullish(),
+    transaction: z
+      .object({
+        id: text.nullish(),
+        'created-at': moment.nullish(),
+        'payment-instrument-subtype': text.nullish(),
+      })
+      .nullish(),
   })
   .superRefine((dispute, context) => {
     const amount = dispute['amount-disputed'] ?? dispute.amount;
@@ -162,6 +190,10 @@ export function toNormalizedDispute(dispute: BraintreeDispute): NormalizedDisput
     charge: dispute.transaction?.id ?? null,
     amount: amount == null ? null : (decimalToMinorUnits(amount, currency) ?? null),
     currency: currency.toLowerCase(),
+    network: networkOf(dispute.transaction?.['payment-instrument-subtype']),
+    networkReasonCode: reported(dispute['reason-code']),
+    // The status as the gateway's XML spells it (`open`, `disputed`, ...): its own word, lower-case.
+    processorStatus: dispute.status,
   });
 }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { closedStates, type DisputeState } from '../../domain/states.js';
 import type { kinds, Reason } from '../../domain/vocabulary.js';
 import { momentOf } from '../dates.js';
+import { type NetworkSpellings, networkReader, reported } from '../network-names.js';
 import { networkReason } from '../network-reasons.js';
 import { normalizedDispute } from '../normalized.js';
 import type { EvidenceLimits, NormalizedDispute } from '../types.js';
@@ -80,6 +81,26 @@ export const categoryReasons: Record<string, Reason> = {
   general: 'general',
 };
 
+/**
+ * The disputed payment's method (`payment_method` in the list's summary, `payment.method` in the full
+ * object): the card scheme's name, in Checkout.com's spelling (`Visa`, `Mastercard`, `Amex`, ...).
+ */
+export const paymentMethods: NetworkSpellings = {
+  Visa: 'visa',
+  Mastercard: 'mastercard',
+  Maestro: 'mastercard',
+  Amex: 'amex',
+  'American Express': 'amex',
+  Discover: 'discover',
+  JCB: 'jcb',
+  'China UnionPay': 'unionpay',
+  UnionPay: 'unionpay',
+  Diners: 'diners',
+  'Diners Club': 'diners',
+  'Diners Club International': 'diners',
+};
+const networkOf = networkReader(paymentMethods);
+
 const dateTime = z.string().refine((value) => !Number.isNaN(Date.parse(value)), 'not a date-time');
 
 /**
@@ -125,7 +146,7 @@ export function reasonOf(
   const fromCategory =
     category && Object.hasOwn(categoryReasons, category) ? categoryReasons[category] : undefined;
   if (fromCategory && fromCategory !== 'general') return fromCategory;
-  return networkReason(reasonCode, scheme);
+  return networkReason(reasonCode, networkOf(scheme));
 }
 
 /** True for disputes whose `resolved_reason` only the full object carries (the list's summary lacks it). */
@@ -152,6 +173,10 @@ export function normalizeDispute(dispute: CheckoutDispute): NormalizedDispute {
     // negative ("positive or negative depending on the type of transaction"); the disputed sum is its size.
     amount: Math.abs(dispute.amount),
     currency: dispute.currency.toLowerCase(),
+    // Both answers carry these three, so a poll and a push's fetch agree on them.
+    network: networkOf(scheme),
+    networkReasonCode: reported(dispute.reason_code),
+    processorStatus: dispute.status,
   });
 }
 

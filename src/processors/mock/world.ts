@@ -1,4 +1,4 @@
-import { sampleDisputeValues } from '../../domain/sample-disputes.js';
+import { sampleDisputeValues, sampleNetwork } from '../../domain/sample-disputes.js';
 import type { DisputeState } from '../../domain/states.js';
 import type { AccountReference, DisputePage, ListDisputesRequest, NormalizedDispute } from '../types.js';
 import { type SeededRandom, seededRandom, seedOf } from './random.js';
@@ -192,16 +192,21 @@ export class MockAccountDisputes {
     // A dispute past its deadline without an answer has been decided: lost.
     const overdue = dueBy < this.#now() && (state === 'needs_response' || state === 'warning_needs_response');
     const settled = overdue ? (state === 'needs_response' ? 'lost' : 'warning_closed') : state;
+    const reason = random.pick(reasons);
     return {
       id: `dp_mock_${random.token(20)}`,
       state: settled,
-      reason: random.pick(reasons),
+      reason,
       kind: 'chargeback',
       chargedAt: new Date(disputedAt - random.int(20, 60) * day),
       disputedAt: new Date(disputedAt),
       dueBy: new Date(dueBy),
       closedAt: closing.has(settled) ? new Date(Math.min(dueBy, this.#now())) : null,
       ...charge,
+      // Chosen by the amount, not drawn: the seeded stream, and so every world, stays as it was.
+      ...sampleNetwork(reason, charge.amount),
+      // The mock processor speaks this service's states; it has no word of its own.
+      processorStatus: null,
     };
   }
 }

@@ -3,6 +3,7 @@ import { decimalToMinorUnits } from '../../domain/money.js';
 import { closedStates, type DisputeState } from '../../domain/states.js';
 import type { kinds, Reason } from '../../domain/vocabulary.js';
 import { momentOf } from '../dates.js';
+import { reported } from '../network-names.js';
 import { networkReason } from '../network-reasons.js';
 import { normalizedDispute } from '../normalized.js';
 import type { EvidenceLimits, NormalizedDispute } from '../types.js';
@@ -329,5 +330,9 @@ export function toNormalizedDispute(dispute: PaypalDispute): NormalizedDispute {
     // PayPal: "if the merchant requests shows dispute details, the customer's email ID does not appear";
     // kept for the answers that do carry it.
     customerEmail: transaction?.buyer?.email ?? null,
+    // PayPal names no card network, even for the unbranded card chargebacks whose network code it passes.
+    network: null,
+    networkReasonCode: reported(dispute.external_reason_code),
+    processorStatus: dispute.status,
   });
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { DisputeState } from '../../domain/states.js';
 import type { checks, kinds, Reason } from '../../domain/vocabulary.js';
+import { type NetworkSpellings, networkReader, reported } from '../network-names.js';
 import type { EvidenceLimits, NormalizedDispute } from '../types.js';
 
 /**
@@ -77,6 +78,22 @@ export const stripeReasons: Record<string, Reason> = {
 
 export const reasonOf = (reason: string): Reason =>
   Object.hasOwn(stripeReasons, reason) ? (stripeReasons[reason] as Reason) : 'general';
+
+/**
+ * `payment_method_details.card.brand` (docs.stripe.com/api/disputes/object): `amex`, `cartes_bancaires`,
+ * `diners`, `discover`, `eftpos_au`, `jcb`, `link`, `mastercard`, `unionpay`, `visa` or `unknown`. The
+ * brands that are not one of the seven networks (and disputes of other payment methods) have none.
+ */
+export const stripeBrands: NetworkSpellings = {
+  visa: 'visa',
+  mastercard: 'mastercard',
+  amex: 'amex',
+  discover: 'discover',
+  jcb: 'jcb',
+  unionpay: 'unionpay',
+  diners: 'diners',
+};
+const networkOf = networkReader(stripeBrands);
 
 /**
  * Stripe's text evidence fields (docs.stripe.com/api/disputes/update#update_dispute-evidence), with the
@@ -242,6 +259,10 @@ export const stripeDispute = z.object({
     })
     .nullish(),
   metadata: z.record(z.string(), z.string()).nullish(),
+  /** Card disputes only: the card's brand and the network's own reason code (payment_method_details.card). */
+  payment_method_details: z
+    .object({ card: z.object({ brand: text, network_reason_code: text }).nullish() })
+    .nullish(),
 });
 export type StripeDispute = z.infer<typeof stripeDispute>;
 
@@ -332,6 +353,9 @@ export function normalizeDispute(dispute: StripeDispute): NormalizedDispute {
     cvcCheck: card?.checks?.cvc_check ?? null,
     statementDescriptor:
       orNull(charge?.calculated_statement_descriptor) ?? orNull(charge?.statement_descriptor),
+    network: networkOf(dispute.payment_method_details?.card?.brand),
+    networkReasonCode: reported(dispute.payment_method_details?.card?.network_reason_code),
+    processorStatus: dispute.status,
   };
 }
 

@@ -1,10 +1,15 @@
 import { fileContentTypes } from '../../domain/evidence-files.js';
 import type { HttpAnswer, ProcessorHttp } from '../http.js';
-import { networkOf } from '../network-reasons.js';
 import { checkEvidenceLimits, type SentFile } from '../slot-uploads.js';
 import { type AttachedFile, ProcessorError } from '../types.js';
 import { documentIdFor, fileDocumentId } from './evidence.js';
-import { amexMaxFileBytes, type ChargebackCase, documentCodes, evidenceLimits } from './mapping.js';
+import {
+  amexMaxFileBytes,
+  type ChargebackCase,
+  documentCodes,
+  evidenceLimits,
+  networkOf,
+} from './mapping.js';
 import { documentResponse, readXml } from './xml.js';
 
 /**

@@ -3,6 +3,7 @@ import { closedStates, type DisputeState } from '../../domain/states.js';
 import type { kinds } from '../../domain/vocabulary.js';
 import { startOfDay, utcDay } from '../dates.js';
 import { folded, foldKeys } from '../folded-names.js';
+import { type NetworkSpellings, networkReader, reported } from '../network-names.js';
 import { networkReason } from '../network-reasons.js';
 import { normalizedDispute } from '../normalized.js';
 import type { EvidenceLimits, NormalizedDispute } from '../types.js';
@@ -106,6 +107,28 @@ export function kindOf(cycle: string | undefined): Kind {
   return 'chargeback';
 }
 
+/**
+ * A case's `cardType`: the method of payment codes of Vantiv's APIs (`VI`, `MC`, `AX`, `DI`, `JC`, `DC`;
+ * the SDKs' tests show `MC`), or the network spelled out, as some answers and the iQ screens give it.
+ */
+export const cardTypes: NetworkSpellings = {
+  VI: 'visa',
+  Visa: 'visa',
+  MC: 'mastercard',
+  Mastercard: 'mastercard',
+  AX: 'amex',
+  Amex: 'amex',
+  'American Express': 'amex',
+  DI: 'discover',
+  Discover: 'discover',
+  JC: 'jcb',
+  JCB: 'jcb',
+  DC: 'diners',
+  Diners: 'diners',
+  'Diners Club': 'diners',
+};
+export const networkOf = networkReader(cardTypes);
+
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}/, 'a date (YYYY-MM-DD)');
 const long = z.string().regex(/^-?\d+$/, 'a whole number');
 /** Elements are optional in the schema and empty elements (`<cycle/>`) read as ''; both mean absent. */
@@ -197,7 +220,7 @@ export function normalizeCase(chargebackCase: ChargebackCase, now: Date): Normal
   return normalizedDispute({
     id: chargebackCase.caseId,
     state,
-    reason: networkReason(chargebackCase.reasonCode, chargebackCase.cardType),
+    reason: networkReason(chargebackCase.reasonCode, networkOf(chargebackCase.cardType)),
     kind: kindOf(chargebackCase.cycle),
     chargedAt: startOfDay(chargebackCase.originalTxnDay),
     disputedAt: startOfDay(chargebackCase.dayIssuedByBank ?? chargebackCase.dateReceivedByVantivCnp),
@@ -207,6 +230,10 @@ export function normalizeCase(chargebackCase: ChargebackCase, now: Date): Normal
     amount: chargebackCase.chargebackAmount === undefined ? null : Number(chargebackCase.chargebackAmount),
     currency: chargebackCase.chargebackCurrencyType?.toLowerCase() ?? null,
     customer: chargebackCase.customerId ?? null,
+    network: networkOf(chargebackCase.cardType),
+    networkReasonCode: reported(chargebackCase.reasonCode),
+    // Vantiv has no status: the queue that holds the case ("Merchant", "Network Assumed") is its word.
+    processorStatus: reported(chargebackCase.currentQueue),
   });
 }
 

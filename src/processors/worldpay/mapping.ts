@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { closedStates, type DisputeState } from '../../domain/states.js';
 import type { kinds, Reason } from '../../domain/vocabulary.js';
 import { startOfDay } from '../dates.js';
+import { type NetworkSpellings, networkReader, reported } from '../network-names.js';
 import { networkReason } from '../network-reasons.js';
 import { normalizedDispute } from '../normalized.js';
 import type { NormalizedDispute } from '../types.js';
@@ -100,6 +101,26 @@ export const categoryReasons: Record<string, Reason> = {
   'consumer disputes': 'general',
 };
 
+/**
+ * The card network as Worldpay's dispute screens name it (the Dispute Resolution Centre's Network column:
+ * "Visa, Mastercard, American Express (AMEX)"; support.worldpay.com/support/kb/gg/drc/content/queues.htm).
+ */
+export const networkNames: NetworkSpellings = {
+  Visa: 'visa',
+  Mastercard: 'mastercard',
+  Maestro: 'mastercard',
+  'American Express': 'amex',
+  'American Express (AMEX)': 'amex',
+  AMEX: 'amex',
+  Discover: 'discover',
+  JCB: 'jcb',
+  'Diners Club': 'diners',
+  Diners: 'diners',
+  UnionPay: 'unionpay',
+  'China UnionPay': 'unionpay',
+};
+const networkOf = networkReader(networkNames);
+
 /** One dispute status of a payment, from a webhook event or a report row, in plain values. */
 export interface WorldpayRecord {
   /** The payment's transaction reference (order code). */
@@ -115,6 +136,8 @@ export interface WorldpayRecord {
   dueBy: Date | null;
   reasonCode: string | null;
   reasonCategory: string | null;
+  /** The card network's name, where the source names it (the report's Network column). */
+  network: string | null;
 }
 
 export function disputeFromRecord(record: WorldpayRecord): NormalizedDispute {
@@ -135,12 +158,16 @@ export function disputeFromRecord(record: WorldpayRecord): NormalizedDispute {
     charge: record.reference,
     amount: record.amount,
     currency: record.currency?.toLowerCase() ?? null,
+    network: networkOf(record.network),
+    networkReasonCode: reported(record.reasonCode),
+    // The payment's dispute status in the Merchant Interface's spelling (CHARGED_BACK), from either source.
+    processorStatus: record.status,
   });
 }
 
 function reasonOf(record: WorldpayRecord, kind: Kind): Reason {
   if (kind === 'retrieval') return 'retrieved';
-  const byCode = networkReason(record.reasonCode);
+  const byCode = networkReason(record.reasonCode, networkOf(record.network));
   if (byCode !== 'general') return byCode;
   return categoryReasons[(record.reasonCategory ?? '').toLowerCase()] ?? 'general';
 }
@@ -171,8 +198,8 @@ export function eventTime(event: WorldpayEvent): Date {
 }
 
 /**
- * A dispute event's record, or null when a date in it cannot be read. The event carries no reason and
- * no deadline (docs.worldpay.com/access/products/events/openapi/chargeback): both stay unknown.
+ * A dispute event's record, or null when a date in it cannot be read. The event carries no reason, no
+ * network and no deadline (docs.worldpay.com/access/products/events/openapi/chargeback): they stay unknown.
  */
 export function recordOfEvent(event: WorldpayEvent): WorldpayRecord | null {
   const details = event.eventDetails;
@@ -191,5 +218,6 @@ export function recordOfEvent(event: WorldpayEvent): WorldpayRecord | null {
     dueBy: null,
     reasonCode: null,
     reasonCategory: null,
+    network: null,
   };
 }

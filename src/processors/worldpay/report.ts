@@ -12,10 +12,11 @@ import {
 /**
  * The dispute list exported from Worldpay's portal, read by `dispute import`. Worldpay publishes no
  * column names for it, so the columns are named plainly after the fields its Dashboard and Merchant
- * Interface show (docs/architecture.md, "Worldpay", help.worldpay.com/disputes-page-overview): the order code the
- * payment was made under, its dispute status, the cycle, the reason code and category, the chargeback
- * amount and currency, the due date, the transaction date, and the date of the status. Other columns
- * (MID, card number, transaction amount) are ignored. Dates are `YYYY-MM-DD` or the UK's `DD/MM/YYYY`.
+ * Interface show (docs/architecture.md, "Worldpay", help.worldpay.com/disputes-page-overview): the order
+ * code the payment was made under, its dispute status, the cycle, the reason code and category, the card
+ * network (the Dispute Resolution Centre's Network column), the chargeback amount and currency, the due
+ * date, the transaction date, and the date of the status. Other columns (MID, card number, transaction
+ * amount) are ignored. Dates are `YYYY-MM-DD` or the UK's `DD/MM/YYYY`.
  */
 export const reportColumns = {
   orderCode: 'Order Code',
@@ -23,6 +24,7 @@ export const reportColumns = {
   cycle: 'Cycle',
   reasonCode: 'Reason Code',
   reasonCategory: 'Reason Category',
+  network: 'Network',
   amount: 'Chargeback Amount',
   currency: 'Currency',
   dueDate: 'Due Date',
@@ -70,6 +72,7 @@ function recordOfRow(row: ReportRow): WorldpayRecord {
     dueBy: date(reportColumns.dueDate),
     reasonCode: row.get(reportColumns.reasonCode) || null,
     reasonCategory: row.get(reportColumns.reasonCategory) || null,
+    network: row.get(reportColumns.network) || null,
   };
 }
 

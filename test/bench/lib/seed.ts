@@ -1,7 +1,7 @@
 import type { Db } from '../../../src/db/client.js';
 import { disputes, templates } from '../../../src/db/schema/index.js';
 import type { DisputeRecord } from '../../../src/domain/disputes.js';
-import { sampleDisputeValues } from '../../../src/domain/sample-disputes.js';
+import { sampleDisputeValues, sampleNetwork } from '../../../src/domain/sample-disputes.js';
 import type { TemplateField } from '../../../src/domain/templates.js';
 import { type SeededRandom, seededRandom } from '../../../src/processors/mock/random.js';
 import { sampleCharge } from '../../../src/processors/mock/world.js';
@@ -69,7 +69,9 @@ export function benchDispute(
   const template = random.next() < 0.3 ? random.pick(benchTemplates).id : null;
   const withEvidence = template !== null || random.next() < 0.2;
   const submitted = state === 'submitted' || state === 'under_review' || state === 'won' || state === 'lost';
-  return {
+  const dispute: Omit<DisputeRecord, 'network' | 'networkReasonCode' | 'processorStatus'> & {
+    orgId: string;
+  } = {
     orgId: '',
     livemode: false,
     id: `dp_${random.token(24)}`,
@@ -118,6 +120,8 @@ export function benchDispute(
     createdAt,
     updatedAt: createdAt,
   };
+  // From the amount, not drawn: the seeded data stays what it was.
+  return { ...dispute, ...sampleNetwork(dispute.reason, amount), processorStatus: null };
 }
 
 /** Inserts the templates and `count` test-mode disputes for `orgId` in a few multi-row INSERTs; returns the ids. */

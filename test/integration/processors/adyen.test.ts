@@ -426,6 +426,9 @@ describe('adyen adapter against the fake Adyen', () => {
           addressZipCheck: null,
           cvcCheck: null,
           statementDescriptor: null,
+          network: 'visa',
+          networkReasonCode: '13.1',
+          processorStatus: 'NOTIFICATION_OF_CHARGEBACK',
         },
       ]);
     });
@@ -457,7 +460,16 @@ describe('adyen adapter against the fake Adyen', () => {
       fake.record(dispute.pspReference, 'CHARGEBACK', 'Lost');
       const result = await parse(fake.notification(dispute.pspReference));
       expect(result.disputes[0]?.state).toBe('needs_response');
-      expect(result.unsigned).toEqual(['reason', 'kind', 'disputedAt', 'dueBy', 'closedAt', 'customer']);
+      expect(result.unsigned).toEqual([
+        'reason',
+        'kind',
+        'disputedAt',
+        'dueBy',
+        'closedAt',
+        'customer',
+        'network',
+        'networkReasonCode',
+      ]);
     });
 
     it('takes 100 items in one push', async () => {
@@ -565,6 +577,9 @@ describe('adyen adapter against the fake Adyen', () => {
           addressZipCheck: null,
           cvcCheck: null,
           statementDescriptor: null,
+          network: 'mastercard',
+          networkReasonCode: '4853',
+          processorStatus: 'NOTIFICATION_OF_CHARGEBACK',
         },
       ]);
     });

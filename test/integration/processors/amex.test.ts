@@ -82,6 +82,9 @@ describe('amex dispute reports', () => {
       addressZipCheck: null,
       cvcCheck: null,
       statementDescriptor: null,
+      network: 'amex',
+      networkReasonCode: 'F29',
+      processorStatus: 'Response Needed',
     } satisfies NormalizedDispute);
   });
 

@@ -133,9 +133,12 @@ describe('stripe adapter against the fake Stripe', () => {
     });
 
     it('normalizes every field Stripe fills, the charge expanded', async () => {
-      const [id] = fake.addDisputes(1, { amount: 4711, currency: 'eur', reason: 'product_not_received' }) as [
-        string,
-      ];
+      const [id] = fake.addDisputes(1, {
+        amount: 4711,
+        currency: 'eur',
+        reason: 'product_not_received',
+        card: { brand: 'mastercard', code: '4855' },
+      }) as [string];
       const { latest } = await poll(null);
       const charge = fake.chargeOf(id);
       const stripe = fake.dispute(id);
@@ -165,6 +168,9 @@ describe('stripe adapter against the fake Stripe', () => {
         addressZipCheck: 'fail',
         cvcCheck: 'pass',
         statementDescriptor: 'REBUTTAL SHOP',
+        network: 'mastercard',
+        networkReasonCode: '4855',
+        processorStatus: 'needs_response',
       } satisfies NormalizedDispute);
     });
 

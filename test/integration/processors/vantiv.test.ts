@@ -201,7 +201,7 @@ describe('vantiv adapter', () => {
       const found = fake.addCase({
         day: '2026-03-02',
         cycle: 'Pre-Arbitration',
-        cardType: 'MASTERCARD',
+        cardType: 'MC',
         reasonCode: '4837',
         chargebackAmount: 71000,
         chargebackCurrencyType: 'JPY',
@@ -240,6 +240,9 @@ describe('vantiv adapter', () => {
         addressZipCheck: null,
         cvcCheck: null,
         statementDescriptor: null,
+        network: 'mastercard',
+        networkReasonCode: '4837',
+        processorStatus: 'Merchant',
       });
       const [request] = fake.server.requests;
       expect(request).toMatchObject({ method: 'GET', path: `/chargebacks/${found.caseId}` });
@@ -442,7 +445,7 @@ describe('vantiv adapter', () => {
     });
 
     it('refuses an evidence file over 1 MB on an Amex case before any upload', async () => {
-      const { caseId } = fake.addCase({ cardType: 'AMEX', reasonCode: 'F29' });
+      const { caseId } = fake.addCase({ cardType: 'AX', reasonCode: 'F29' });
       const big = attached('file_amexreceipt00000001', Buffer.alloc(1024 * 1024 + 1), 'png', 'receipt');
       const request = { ...submission(caseId, 'sub_amex', connectionTo(fake)), files: [big] };
 

@@ -93,6 +93,9 @@ describe('worldpay adapter against the fake Worldpay', () => {
           addressZipCheck: null,
           cvcCheck: null,
           statementDescriptor: null,
+          network: null,
+          networkReasonCode: null,
+          processorStatus: 'CHARGED_BACK',
         },
       ]);
     });
@@ -228,8 +231,28 @@ describe('worldpay adapter against the fake Worldpay', () => {
           addressZipCheck: null,
           cvcCheck: null,
           statementDescriptor: null,
+          network: null,
+          networkReasonCode: '13.1',
+          processorStatus: 'IN_PROGRESS',
         },
       ]);
+    });
+
+    it('reads the card network where the export has a Network column, its code by that network', () => {
+      const withNetwork = (network: string) =>
+        adapter.readReport(
+          [
+            'Order Code,Status,Reason Code,Network,Chargeback Amount,Currency',
+            `o1,CHARGED_BACK,C08,${network},1.00,USD`,
+          ].join('\n'),
+        )[0];
+      expect(withNetwork('American Express (AMEX)')).toMatchObject({
+        network: 'amex',
+        networkReasonCode: 'C08',
+        reason: 'product_not_received',
+        processorStatus: 'CHARGED_BACK',
+      });
+      expect(withNetwork('Cartes Bancaires')).toMatchObject({ network: null, networkReasonCode: 'C08' });
     });
 
     it.each([

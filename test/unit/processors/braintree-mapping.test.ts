@@ -118,6 +118,7 @@ const dispute = {
   status: 'open',
   kind: 'chargeback',
   reason: 'fraud',
+  'reason-code': '10.4',
   'amount-disputed': '100.00',
   amount: '100.00',
   'currency-iso-code': 'USD',
@@ -127,7 +128,7 @@ const dispute = {
   'updated-at': '2026-02-16T08:00:00Z',
   'status-history': [{ status: 'open', timestamp: '2026-02-15T20:44:41Z', 'effective-date': '2026-02-15' }],
   evidence: [],
-  transaction: { id: 'tx_1', 'created-at': '2026-02-01T10:00:00Z' },
+  transaction: { id: 'tx_1', 'created-at': '2026-02-01T10:00:00Z', 'payment-instrument-subtype': 'Visa' },
 };
 
 describe('braintree dispute objects', () => {
@@ -158,6 +159,9 @@ describe('braintree dispute objects', () => {
       addressZipCheck: null,
       cvcCheck: null,
       statementDescriptor: null,
+      network: 'visa',
+      networkReasonCode: '10.4',
+      processorStatus: 'open',
     });
   });
 

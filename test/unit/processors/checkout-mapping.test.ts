@@ -156,6 +156,9 @@ describe('Checkout.com dispute fields', () => {
       addressZipCheck: null,
       cvcCheck: null,
       statementDescriptor: null,
+      network: 'visa',
+      networkReasonCode: '10.4',
+      processorStatus: 'evidence_required',
     });
   });
 

@@ -38,6 +38,9 @@ describe('a normalized dispute', () => {
       addressZipCheck: null,
       cvcCheck: null,
       statementDescriptor: null,
+      network: null,
+      networkReasonCode: null,
+      processorStatus: null,
     });
   });
 

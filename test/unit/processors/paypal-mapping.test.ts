@@ -223,6 +223,7 @@ describe('a PayPal dispute as a normalized dispute', () => {
     ],
     reason: 'MERCHANDISE_OR_SERVICE_NOT_RECEIVED',
     status: 'WAITING_FOR_SELLER_RESPONSE',
+    external_reason_code: '13.1',
     dispute_amount: { currency_code: 'EUR', value: '49.99' },
     dispute_life_cycle_stage: 'CHARGEBACK',
     seller_response_due_date: '2026-03-15T23:59:59.000Z',
@@ -256,6 +257,9 @@ describe('a PayPal dispute as a normalized dispute', () => {
       addressZipCheck: null,
       cvcCheck: null,
       statementDescriptor: null,
+      network: null,
+      networkReasonCode: '13.1',
+      processorStatus: 'WAITING_FOR_SELLER_RESPONSE',
     });
   });
 

@@ -239,6 +239,9 @@ describe('normalizeCase', () => {
       addressZipCheck: null,
       cvcCheck: null,
       statementDescriptor: null,
+      network: 'visa',
+      networkReasonCode: '10.4',
+      processorStatus: 'Merchant',
     });
   });
 

@@ -24,6 +24,7 @@ function record(overrides: Partial<WorldpayRecord> = {}): WorldpayRecord {
     dueBy: new Date('2026-12-01T00:00:00Z'),
     reasonCode: null,
     reasonCategory: null,
+    network: null,
     ...overrides,
   };
 }
@@ -145,6 +146,7 @@ describe('worldpay events', () => {
       dueBy: null,
       reasonCode: null,
       reasonCategory: null,
+      network: null,
     });
   });
 
