@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { correspondence, fields, pastPayments, products } from '../../domain/evidence.js';
 import { evidenceFiles } from '../../domain/evidence-files.js';
+import { networkReasonCodePattern, networkReasonCodeRule, networks } from '../../domain/networks.js';
 import { disputeStates } from '../../domain/states.js';
 import {
   absoluteUrl,
@@ -55,6 +56,17 @@ export const submitInput = evidenceInput.extend({
 
 const check = z.enum(checks).nullable().optional();
 
+/** The card network, its code and the processor's status word, as a client may give them (docs/api.md, "Endpoints"). */
+const networkFacts = {
+  network: z.enum(networks).nullable().optional(),
+  network_reason_code: z
+    .string()
+    .regex(networkReasonCodePattern, networkReasonCodeRule)
+    .nullable()
+    .optional(),
+  processor_status: text(100).min(1, 'must not be empty').nullable().optional(),
+};
+
 export const createInput = evidenceInput.extend({
   id: resourceId,
   charge: text(255),
@@ -79,6 +91,7 @@ export const createInput = evidenceInput.extend({
   address_zip_check: check,
   cvc_check: check,
   kind: z.enum(kinds).default('chargeback'),
+  ...networkFacts,
   submit: boolean.default(false),
   queue: boolean.default(false),
 }) satisfies z.ZodType<CreateInput>;
@@ -98,4 +111,5 @@ export const testDisputeInput = z.object({
   due_by: timestamp.optional(),
   charge: text(255).optional(),
   account: text(255).optional(),
+  ...networkFacts,
 }) satisfies z.ZodType<TestDisputeInput>;

@@ -1,7 +1,15 @@
 import type { CorrespondenceItem, FieldValue, PastPayment, Product } from '../../domain/evidence.js';
 import type { EvidenceFileEntry } from '../../domain/evidence-files.js';
+import type { Network } from '../../domain/networks.js';
 import type { DisputeState } from '../../domain/states.js';
 import type { Check, Kind, Processor, Reason } from '../../domain/vocabulary.js';
+
+/** The card network, its own code and the processor's status word a client gives a dispute it makes. */
+export interface NetworkFactsInput {
+  network?: Network | null;
+  network_reason_code?: string | null;
+  processor_status?: string | null;
+}
 
 /**
  * What the dispute use cases are asked, as checked values: the evidence a client sends, whether to submit
@@ -39,7 +47,7 @@ export interface SubmitInput extends EvidenceInput {
   account?: string;
 }
 
-export interface CreateInput extends EvidenceInput {
+export interface CreateInput extends EvidenceInput, NetworkFactsInput {
   id: string;
   charge: string;
   reason: Reason;
@@ -69,7 +77,7 @@ export interface CreateInput extends EvidenceInput {
  * Overrides for a generated test dispute; every other attribute is made up. Never compiling_evidence or
  * queued: only actions reach those.
  */
-export interface TestDisputeInput {
+export interface TestDisputeInput extends NetworkFactsInput {
   id?: string;
   state: Exclude<DisputeState, 'compiling_evidence' | 'queued'>;
   reason?: Reason;

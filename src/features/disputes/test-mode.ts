@@ -2,7 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import type { Db } from '../../db/client.js';
 import { disputes } from '../../db/schema/index.js';
 import { ApiError } from '../../domain/errors.js';
-import { sampleDisputeValues } from '../../domain/sample-disputes.js';
+import { sampleDisputeValues, sampleNetwork } from '../../domain/sample-disputes.js';
 import { applyArrivalRules } from '../rules/arrival.js';
 import type { Caller } from '../tenancy.js';
 import { recordDisputeEvent } from '../webhooks/events.js';
@@ -33,6 +33,12 @@ export async function generateTestDispute(
   const amount = input.amount ?? randomInt(5, 500) * 100 + pick([0, 49, 99]);
   const fee = 1500;
   const dueBy = input.due_by ?? new Date(now + randomInt(7, 21) * day);
+  const reason = input.reason ?? pick(reasonsSeen);
+  // A sample pair for the reason unless the client gives either; the one not given is then unknown.
+  const given = input.network !== undefined || input.network_reason_code !== undefined;
+  const card = given
+    ? { network: input.network ?? null, networkReasonCode: input.network_reason_code ?? null }
+    : sampleNetwork(reason, randomInt(1000));
   return db.transaction(async (tx) => {
     const [created] = await tx
       .insert(disputes)
@@ -41,7 +47,7 @@ export async function generateTestDispute(
         livemode: false,
         id: input.id ?? `dp_${token()}`,
         state: input.state,
-        reason: input.reason ?? pick(reasonsSeen),
+        reason,
         kind: input.kind,
         source: 'mock',
         processor: null,
@@ -66,6 +72,8 @@ export async function generateTestDispute(
         addressZipCheck: pick(checkValues),
         cvcCheck: pick(checkValues),
         statementDescriptor: pick(descriptors),
+        ...card,
+        processorStatus: input.processor_status ?? null,
       })
       .onConflictDoNothing()
       .returning();
