@@ -37,7 +37,7 @@ function describe(settings: OrganisationSettings, defaultDueSoonHours: number): 
   const defaults = (['test', 'live'] as const).flatMap((mode) =>
     Object.entries(settings.default_templates[mode])
       .sort(([a], [b]) => a.localeCompare(b))
-      .map(([reason, template]) => [mode, reason, template]),
+      .map(([key, template]) => [mode, key, template]),
   );
   return [
     `organisation ${settings.org} (${settings.name})`,
@@ -51,7 +51,7 @@ function describe(settings: OrganisationSettings, defaultDueSoonHours: number): 
     ),
     defaults.length === 0
       ? 'default templates: none'
-      : `default templates:\n${table(['mode', 'reason', 'template'], defaults)}`,
+      : `default templates:\n${table(['mode', 'for', 'template'], defaults)}`,
     `allowed origins: ${settings.allowed_origins.join(', ') || 'none'}`,
   ].join('\n');
 }
@@ -68,8 +68,8 @@ export function registerOrgSettingsCommand(org: Command, io: CliIo): void {
       new Option('--mode <mode>', 'the mode --default-template applies to').choices(['test', 'live']),
     )
     .option(
-      '--default-template <reason=templateId>',
-      'template for new disputes of a reason when no rule gives one; `<reason>=` removes it (repeatable)',
+      '--default-template <key=templateId>',
+      'template for new disputes of a reason, or of a network reason code (visa:10.4), when no rule gives one; `<key>=` removes it (repeatable)',
       collect,
       [],
     )

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { readDefaultKey } from './default-templates.js';
 import { show } from './values.js';
 import { apiVersions, isApiVersion } from './versions.js';
-import { reasons } from './vocabulary.js';
 
 /**
  * A change of an organisation's settings as `org settings` gives it (features/organisations/organisations.ts applies
@@ -22,25 +22,25 @@ export function wholeHours(what: string, min: number, max: number, orDefault = f
   );
 }
 
-/** `<reason>=<templateId>`; an empty id removes the reason's default. */
+/**
+ * `<reason>=<templateId>` or `<network>:<code>=<templateId>` (domain/default-templates.ts); an empty id
+ * removes that default.
+ */
 const defaultTemplate = z.string().transform((value, context) => {
   const at = value.indexOf('=');
-  const reason = value.slice(0, at);
   if (at < 0) {
     context.addIssue({
       code: 'custom',
-      message: `default template must be <reason>=<templateId>, not ${show(value)}`,
+      message: `default template must be <reason>=<templateId> or <network>:<code>=<templateId>, not ${show(value)}`,
     });
     return z.NEVER;
   }
-  if (!(reasons as readonly string[]).includes(reason)) {
-    context.addIssue({
-      code: 'custom',
-      message: `default template ${show(value)}: ${show(reason)} is not a dispute reason (${reasons.join(', ')})`,
-    });
+  const read = readDefaultKey(value.slice(0, at), value);
+  if ('problem' in read) {
+    context.addIssue({ code: 'custom', message: read.problem });
     return z.NEVER;
   }
-  return { reason, template: value.slice(at + 1) || null };
+  return { key: read.key, template: value.slice(at + 1) || null };
 });
 
 /**

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Failure } from './failure.js';
+import { codeKey, networkReasonCodePattern, networkReasonCodeRule, networks } from './networks.js';
 import { idPattern, show } from './values.js';
 import { kinds, processors, reasons } from './vocabulary.js';
 
@@ -71,7 +72,16 @@ const amountRange = z
     'min must not be greater than max',
   );
 
-/** The conditions of a rule (`when`), as stored in `rules.conditions`: lists, lower-cased where compared so. */
+/** A network's code as compared: upper-case (`f29` is Amex's `F29`). */
+const reasonCode = z
+  .string({ error: networkReasonCodeRule })
+  .regex(networkReasonCodePattern, networkReasonCodeRule)
+  .transform(codeKey);
+
+/** A processor's status word as compared: lower-case (PayPal's `WAITING_FOR_SELLER_RESPONSE` as written). */
+const statusWord = name(100).transform((value) => value.trim().toLowerCase());
+
+/** The conditions of a rule (`when`), as stored in `rules.conditions`: lists, in the case they are compared in. */
 export const ruleConditions = z.strictObject(
   {
     reason: oneOrMore(choice(reasons, 'a dispute reason')).optional(),
@@ -85,6 +95,9 @@ export const ruleConditions = z.strictObject(
     /** `due_by` is at most this many hours away (or already passed). */
     due_within_hours: integer('a positive integer').positive('must be a positive integer').optional(),
     customer_email_domain: oneOrMore(emailDomain).optional(),
+    network: oneOrMore(choice(networks, 'a card network')).optional(),
+    network_reason_code: oneOrMore(reasonCode).optional(),
+    processor_status: oneOrMore(statusWord).optional(),
   },
   { error: 'must be an object' },
 );
@@ -265,6 +278,9 @@ export interface DisputeFacts {
   amount: number | null;
   dueBy: Date | null;
   customerEmail: string | null;
+  network: string | null;
+  networkReasonCode: string | null;
+  processorStatus: string | null;
 }
 
 /**
@@ -282,6 +298,9 @@ export function disputeFacts(dispute: {
   dueBy: Date | null;
   customerEmail: string | null;
   fields: Record<string, unknown>;
+  network: string | null;
+  networkReasonCode: string | null;
+  processorStatus: string | null;
 }): DisputeFacts {
   const fromFields = dispute.fields.customer_email;
   return {
@@ -293,6 +312,9 @@ export function disputeFacts(dispute: {
     amount: dispute.amount,
     dueBy: dispute.dueBy,
     customerEmail: dispute.customerEmail ?? (typeof fromFields === 'string' ? fromFields : null),
+    network: dispute.network,
+    networkReasonCode: dispute.networkReasonCode,
+    processorStatus: dispute.processorStatus,
   };
 }
 
@@ -308,6 +330,10 @@ export function matchesConditions(when: RuleConditions, facts: DisputeFacts, now
   if (!anyOf(when.account, facts.account)) return false;
   if (!anyOf(when.currency, facts.currency?.toLowerCase() ?? null)) return false;
   if (!anyOf(when.customer_email_domain, emailDomainOf(facts.customerEmail))) return false;
+  if (!anyOf(when.network, facts.network)) return false;
+  if (!anyOf(when.network_reason_code, facts.networkReasonCode && codeKey(facts.networkReasonCode)))
+    return false;
+  if (!anyOf(when.processor_status, facts.processorStatus?.trim().toLowerCase() ?? null)) return false;
   if (when.amount) {
     if (facts.amount === null) return false;
     if (when.amount.min !== undefined && facts.amount < when.amount.min) return false;

@@ -211,11 +211,16 @@ describe('npm run cli -- org settings', () => {
         `fraudulent=${template}`,
         '--default-template',
         `general=${template}`,
+        '--default-template',
+        `amex:f29=${template}`,
       ),
     ).toMatchObject({
       queue_lead_hours: 36,
       due_soon_hours: 72,
-      default_templates: { test: { fraudulent: template, general: template }, live: {} },
+      default_templates: {
+        test: { fraudulent: template, general: template, 'amex:F29': template },
+        live: {},
+      },
     });
     const human = await settings();
     expect(human.stdout).toBe(
@@ -226,7 +231,8 @@ describe('npm run cli -- org settings', () => {
         'queue lead       36 hours',
         'due-soon window  72 hours',
         'default templates:',
-        'mode  reason      template',
+        'mode  for         template',
+        `test  amex:F29    ${template}`,
         `test  fraudulent  ${template}`,
         `test  general     ${template}`,
         'allowed origins: none',
@@ -235,7 +241,10 @@ describe('npm run cli -- org settings', () => {
     );
     expect(
       await json('--mode', 'test', '--default-template', 'fraudulent=', '--due-soon-hours', 'default'),
-    ).toMatchObject({ due_soon_hours: null, default_templates: { test: { general: template }, live: {} } });
+    ).toMatchObject({
+      due_soon_hours: null,
+      default_templates: { test: { general: template, 'amex:F29': template }, live: {} },
+    });
     expect((await settings()).stdout).toContain('due-soon window  48 hours (the DUE_SOON_HOURS default)');
   });
 
@@ -266,7 +275,11 @@ describe('npm run cli -- org settings', () => {
     ],
     [
       ['--mode', 'test', '--default-template', 'fraudulent'],
-      'error: default template must be <reason>=<templateId>, not "fraudulent"',
+      'error: default template must be <reason>=<templateId> or <network>:<code>=<templateId>, not "fraudulent"',
+    ],
+    [
+      ['--mode', 'test', '--default-template', 'maestro:4837=x'],
+      'error: default template "maestro:4837=x": "maestro" is not a card network',
     ],
     [
       ['--mode', 'live', '--default-template', `fraudulent=${template}`],

@@ -26,6 +26,9 @@ const facts: DisputeFacts = {
   amount: 5000,
   dueBy: new Date(now.getTime() + 72 * hour),
   customerEmail: 'Ada@Example.COM',
+  network: 'visa',
+  networkReasonCode: '10.4',
+  processorStatus: 'needs_response',
 };
 
 function refusal(file: unknown): string {
@@ -308,6 +311,9 @@ describe('dispute facts', () => {
     dueBy: null,
     customerEmail: null,
     fields: {},
+    network: null,
+    networkReasonCode: null,
+    processorStatus: null,
   };
   it('counts the test processor as `mock`, and standalone disputes as their processor or none', () => {
     expect(disputeFacts(row).processor).toBe('mock');

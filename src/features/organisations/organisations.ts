@@ -1,6 +1,7 @@
 import { and, arrayContains, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { apiKeys, organisations } from '../../db/schema/index.js';
+import { defaultsProblem } from '../../domain/default-templates.js';
 import { parseSettingsChange, type SettingsChange, wholeHours } from '../../domain/organisation-settings.js';
 import { show } from '../../domain/values.js';
 import { latestVersion } from '../../domain/versions.js';
@@ -122,7 +123,8 @@ function keyRow(orgId: string, mode: Mode, key: string) {
  *   `due_by` the processor moves, which are planned again);
  * - `due_soon_hours`: when the deadline sweep sends `dispute.due_soon`; null means the DUE_SOON_HOURS
  *   setting of the deployment;
- * - `default_templates`: per mode, reason -> template attached to new disputes that no rule gave one;
+ * - `default_templates`: per mode, reason or `<network>:<code>` -> template attached to new disputes that
+ *   no rule gave one (domain/default-templates.ts);
  * - `allowed_origins`: sites other than the service's own whose pages may call the API from a browser
  *   (api/middleware/origin.ts).
  */
@@ -175,15 +177,17 @@ export async function updateOrganisationSettings(
         change.defaultTemplates.map(({ template }) => template),
       );
       const forMode = { ...current.defaultTemplates[mode] };
-      for (const { reason, template } of change.defaultTemplates) {
+      for (const { key, template } of change.defaultTemplates) {
         if (template !== null && absent.has(template)) {
           throw new Error(
-            `default template for ${reason}: template ${show(template)} does not exist in ${mode} mode`,
+            `default template for ${key}: template ${show(template)} does not exist in ${mode} mode`,
           );
         }
-        if (template === null) delete forMode[reason];
-        else forMode[reason] = template;
+        if (template === null) delete forMode[key];
+        else forMode[key] = template;
       }
+      const problem = defaultsProblem(forMode, mode);
+      if (problem) throw new Error(problem);
       values.defaultTemplates = { ...current.defaultTemplates, [mode]: forMode };
     }
     if (change.allowedOrigins?.length || change.removeAllowedOrigins?.length) {

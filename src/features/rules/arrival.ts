@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { anyOf } from '../../db/schema/columns.js';
 import { disputes } from '../../db/schema/index.js';
+import { defaultTemplatesFor } from '../../domain/default-templates.js';
 import { disputeFacts, evaluateRules } from '../../domain/rules.js';
 import { type DisputeState, decide } from '../../domain/states.js';
 import { latestVersion } from '../../domain/versions.js';
@@ -19,7 +20,8 @@ import { loadTenantRules, type TenantRules, tenantKey } from './rules.js';
  *   needs_response or warning_needs_response). One that arrives won, lost or under review keeps its
  *   processor's state: the processor has moved on, and nothing here can change that.
  * - A template comes from the first matching template rule, else from the organisation's default for the
- *   dispute's reason in that mode, and only to a dispute that names none. A rule or default naming a
+ *   dispute's network reason code, else for its reason, in that mode (domain/default-templates.ts), and
+ *   only to a dispute that names none. A rule or default naming a
  *   template deleted since is skipped with a warning: a missing template must not stop disputes arriving.
  *   Fields are not checked here; they are when the dispute is submitted.
  * - `force` (a create with force=true) bypasses review and accept rules, not templates.
@@ -82,12 +84,12 @@ export async function applyArrivalRules(
     const change: { state?: DisputeState; template?: string } = {};
     if (outcome.state && !options.force && acceptWouldProceed(dispute.state)) change.state = outcome.state;
     if (dispute.template === null) {
-      const fallback = tenant.defaultTemplates[dispute.reason];
+      // The network code's default, else the reason's: the first whose template still exists.
       const chosen =
         outcome.template ??
-        (fallback && usable(key, fallback, dispute.orgId, `default for ${dispute.reason}`)
-          ? fallback
-          : undefined);
+        defaultTemplatesFor(tenant.defaultTemplates, dispute).find((fallback) =>
+          usable(key, fallback.template, dispute.orgId, `default for ${fallback.key}`),
+        )?.template;
       if (chosen) {
         change.template = chosen;
         attached.set(dispute.uid, available.get(`${key}/${chosen}`) as TemplateRow);

@@ -93,11 +93,11 @@ export async function listRules(db: Db, input: { org: string; mode: Mode }): Pro
   return rows.flatMap((row) => toRule(row) ?? []);
 }
 
-/** A tenant's rules and its organisation's default template per reason, as new disputes need them. */
+/** A tenant's rules and its organisation's default templates, as new disputes need them. */
 export interface TenantRules {
   tenant: Tenant;
   rules: Rule[];
-  /** reason -> template id, for this tenant's mode. */
+  /** reason or `<network>:<code>` -> template id, for this tenant's mode (domain/default-templates.ts). */
   defaultTemplates: Record<string, string>;
 }
 
