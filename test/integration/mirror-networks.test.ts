@@ -1,12 +1,11 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/client.js';
-import { connectedAccounts, disputes, events } from '../../src/db/schema/index.js';
+import { disputes, events } from '../../src/db/schema/index.js';
 import { mirrorDisputes, mirrorPage } from '../../src/features/mirroring/write.js';
-import { createOrganisation } from '../../src/features/organisations/organisations.js';
-import { normalizedDispute } from '../../src/processors/normalized.js';
 import type { NormalizedDispute } from '../../src/processors/types.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { mirroredAccount, news, storedDispute } from '../helpers/mirroring.js';
 
 /**
  * The card network, its code and the processor's status word as mirroring writes them
@@ -24,41 +23,12 @@ afterAll(async () => {
   await database.drop();
 });
 
-async function account(processor = 'braintree') {
-  const { org } = await createOrganisation(db, { name: 'Networks' });
-  const [row] = await db
-    .insert(connectedAccounts)
-    .values({ orgId: org, livemode: false, id: 'default', processor })
-    .returning();
-  if (!row) throw new Error('no account');
-  return row;
-}
+const account = (processor = 'braintree') => mirroredAccount(db, processor);
+const stored = (orgId: string, id: string) => storedDispute(db, orgId, id);
 
-let sequence = 0;
-function news(overrides: Partial<NormalizedDispute> = {}): NormalizedDispute {
-  sequence += 1;
-  return normalizedDispute({
-    id: `dp_${sequence}`,
-    state: 'needs_response',
-    reason: 'fraudulent',
-    kind: 'chargeback',
-    dueBy: new Date(Date.now() + 10 * 86_400_000),
-    amount: 2500,
-    currency: 'usd',
-    network: 'visa',
-    networkReasonCode: '10.4',
-    processorStatus: 'open',
-    ...overrides,
-  });
-}
-
-async function stored(orgId: string, id: string) {
-  const [row] = await db
-    .select()
-    .from(disputes)
-    .where(and(eq(disputes.orgId, orgId), eq(disputes.id, id)));
-  return row;
-}
+/** A Visa 10.4 chargeback, open in Braintree's words. */
+const card = (overrides: Partial<NormalizedDispute> = {}) =>
+  news({ network: 'visa', networkReasonCode: '10.4', processorStatus: 'open', ...overrides });
 
 async function eventsOf(orgId: string) {
   const rows = await db
@@ -77,7 +47,7 @@ async function eventsOf(orgId: string) {
 describe('mirrored network facts', () => {
   it('are written with the dispute, and its dispute.created carries them', async () => {
     const row = await account();
-    const dispute = news({ network: 'mastercard', networkReasonCode: '4837' });
+    const dispute = card({ network: 'mastercard', networkReasonCode: '4837' });
     await mirrorPage(db, { ...row, cursor: null }, [dispute], 'c1');
     expect(await stored(row.orgId, dispute.id)).toMatchObject({
       network: 'mastercard',
@@ -96,7 +66,7 @@ describe('mirrored network facts', () => {
 
   it('a change of the processor status alone is written and sent as dispute.updated; the same again is not', async () => {
     const row = await account();
-    const dispute = news();
+    const dispute = card();
     await mirrorPage(db, { ...row, cursor: null }, [dispute], 'c1');
     const before = await stored(row.orgId, dispute.id);
     // Braintree's disputed and under_review are both under review here: only its own word moves.
@@ -131,7 +101,7 @@ describe('mirrored network facts', () => {
 
   it("follows the processor's word while the state stays this service's own", async () => {
     const row = await account();
-    const dispute = news();
+    const dispute = card();
     await mirrorPage(db, { ...row, cursor: null }, [dispute], 'c1');
     await db
       .update(disputes)
@@ -147,7 +117,7 @@ describe('mirrored network facts', () => {
 
   it('a push that tells no network keeps the one a report gave, and takes its status', async () => {
     const row = await account('worldpay');
-    const fromReport = news({ network: 'amex', networkReasonCode: 'C08', processorStatus: 'CHARGED_BACK' });
+    const fromReport = card({ network: 'amex', networkReasonCode: 'C08', processorStatus: 'CHARGED_BACK' });
     await mirrorDisputes(db, row, [fromReport]);
     const event = { ...fromReport, state: 'under_review' as const, network: null, networkReasonCode: null };
     await mirrorDisputes(db, row, [{ ...event, processorStatus: 'INFORMATION_SUPPLIED' }]);
@@ -162,7 +132,7 @@ describe('mirrored network facts', () => {
   it('what a push tells without the signature (Adyen additionalData) only fills what is unknown', async () => {
     const row = await account('adyen');
     const unsigned = ['network', 'networkReasonCode'] as const;
-    const first = news({
+    const first = card({
       network: null,
       networkReasonCode: null,
       processorStatus: 'NOTIFICATION_OF_CHARGEBACK',

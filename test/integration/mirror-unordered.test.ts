@@ -3,10 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/client.js';
 import { connectedAccounts, disputes, events } from '../../src/db/schema/index.js';
 import { mirrorDisputes, mirrorPage } from '../../src/features/mirroring/write.js';
-import { createOrganisation } from '../../src/features/organisations/organisations.js';
-import { normalizedDispute } from '../../src/processors/normalized.js';
 import type { NormalizedDispute } from '../../src/processors/types.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { mirroredAccount, news, storedDispute } from '../helpers/mirroring.js';
 
 /**
  * News without a cursor (processor pushes, report imports: features/mirroring/write.ts) against
@@ -24,40 +23,8 @@ afterAll(async () => {
   await database.drop();
 });
 
-async function account() {
-  const { org } = await createOrganisation(db, { name: 'Unordered' });
-  const [row] = await db
-    .insert(connectedAccounts)
-    .values({ orgId: org, livemode: false, id: 'default', processor: 'adyen' })
-    .returning();
-  if (!row) throw new Error('no account');
-  return row;
-}
-
-let sequence = 0;
-function news(overrides: Partial<NormalizedDispute> = {}): NormalizedDispute {
-  sequence += 1;
-  return normalizedDispute({
-    id: `psp_${sequence}`,
-    state: 'needs_response',
-    reason: 'fraudulent',
-    kind: 'chargeback',
-    disputedAt: new Date('2026-11-01T00:00:00Z'),
-    dueBy: new Date(Date.now() + 10 * 86_400_000),
-    charge: 'pay_1',
-    amount: 2500,
-    currency: 'eur',
-    ...overrides,
-  });
-}
-
-async function stored(orgId: string, id: string) {
-  const [row] = await db
-    .select()
-    .from(disputes)
-    .where(and(eq(disputes.orgId, orgId), eq(disputes.id, id)));
-  return row;
-}
+const account = () => mirroredAccount(db);
+const stored = (orgId: string, id: string) => storedDispute(db, orgId, id);
 
 describe('unordered news (pushes, report imports)', () => {
   it('never reopens a decided dispute: a late notification is not the processor changing its mind', async () => {
