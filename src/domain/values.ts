@@ -97,7 +97,7 @@ export const timestamp = z
   });
 
 export function parseTimestamp(value: number | string): Date | null {
-  if (typeof value === 'number' || /^\d{1,11}$/.test(value)) {
+  if (typeof value === 'number' || /^\d{1,12}$/.test(value)) {
     const seconds = Number(value);
     if (!Number.isInteger(seconds) || seconds < 0 || seconds > 253_402_300_799) return null;
     return new Date(seconds * 1000);
@@ -114,8 +114,9 @@ export function parseTimestamp(value: number | string): Date | null {
   return inRange(date) ? date : null;
 }
 
-const latest = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
-const inRange = (date: Date) => date.getTime() >= 0 && date.getTime() <= latest;
+/** The last moment a request timestamp may name. */
+export const latestTimestamp = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+const inRange = (date: Date) => date.getTime() >= 0 && date.getTime() <= latestTimestamp;
 
 export const absoluteUrl = text(2048).refine((value) => {
   try {

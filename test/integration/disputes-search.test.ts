@@ -236,6 +236,21 @@ describe('GET /v1/disputes: filters together', () => {
     expect(response.body).toEqual(emptyDisputeList);
   });
 
+  it('takes the last second of year 9999 on either side of a range, in both forms', async () => {
+    const last = '9999-12-31T23:59:59Z';
+    const everyone = ids((await list({ limit: 100 })).body);
+    for (const query of [`created[lte]=${last}`, 'due_by[lte]=253402300799', `disputed_at[lt]=${last}`]) {
+      const response = await list(`${query}&limit=100&include[]=total_count`);
+      expect(response.status, query).toBe(200);
+    }
+    expect(ids((await list(`created[lte]=${last}&limit=100`)).body)).toEqual(everyone);
+    for (const query of [`created[gt]=${last}`, `created[gte]=${last}`, 'due_by[gt]=253402300799']) {
+      const response = await list(`${query}&include[]=total_count`);
+      expect(response.status, query).toBe(200);
+      expect(response.body).toMatchObject({ data: [], total_count: 0 });
+    }
+  });
+
   it('ignores parameters it does not know, as every endpoint does', async () => {
     expect(ids((await list('colour=red&reason=duplicate&sort=amount')).body)).toEqual(['dp_s_dup_retrieval']);
   });

@@ -81,6 +81,7 @@ describe('parseTimestamp refuses what is not a real moment', () => {
     ['an offset that carries year 0001 back into year 0000', '0001-01-01T00:00:00+14:00'],
     ['absurd Unix seconds', 1e15],
     ['a numeric string too long for Unix seconds', '100000000000000'],
+    ['Unix seconds in text past year 9999', '253402300800'],
   ])('refuses %s (%j)', (_what, value) => {
     expect(parseTimestamp(value)).toBeNull();
   });
@@ -93,6 +94,12 @@ describe('timestamp (zod block)', () => {
 
   it('turns Unix seconds into a Date', () => {
     expect(timestamp.parse(1_614_602_096)).toEqual(utc(2021, 3, 1, 12, 34, 56));
+  });
+
+  it('takes Unix seconds up to the last second of 9999, as a number or as text (a query string)', () => {
+    const last = new Date(Date.UTC(9999, 11, 31, 23, 59, 59));
+    expect(timestamp.parse(253_402_300_799)).toEqual(last);
+    expect(timestamp.parse('253402300799')).toEqual(last);
   });
 
   it.each(['2021-02-31', 'garbage', -5, true, null, {}])('refuses %j', (value) => {

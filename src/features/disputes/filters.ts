@@ -4,6 +4,7 @@ import { evidenceAttached } from '../../db/schema/disputes.js';
 import { disputes } from '../../db/schema/index.js';
 import type { Network } from '../../domain/networks.js';
 import type { DisputeState } from '../../domain/states.js';
+import { latestTimestamp } from '../../domain/values.js';
 import type { Kind, Processor, Reason } from '../../domain/vocabulary.js';
 
 /**
@@ -120,7 +121,8 @@ export interface Window {
  * Timestamps are compared to the second, as the API shows them: `lte` a dispute's shown `created` includes
  * it, though Postgres keeps milliseconds. Each bound is cut to its second T and the column's own second is
  * compared with it, which on the column itself reads: gte T is from T, gt T from T + 1 s, lte T until
- * T + 1 s, lt T until T. Several bounds on one side: the narrowest counts.
+ * T + 1 s, lt T until T. Several bounds on one side: the narrowest counts. An `until` past the last moment
+ * a timestamp may name bounds nothing and is dropped (Postgres cannot read a year past 9999).
  */
 export function windowOf(bounds: Bounds<Date> | undefined): Window {
   const at = (date: Date, plus = 0) => Math.floor(date.getTime() / second) * second + plus;
@@ -130,12 +132,13 @@ export function windowOf(bounds: Bounds<Date> | undefined): Window {
   const until = ends.filter((end) => end !== undefined);
   return {
     ...(from.length > 0 && { from: new Date(Math.max(...from)) }),
-    ...(until.length > 0 && { until: new Date(Math.min(...until)) }),
+    ...(until.length > 0 && Math.min(...until) <= latestTimestamp && { until: new Date(Math.min(...until)) }),
   };
 }
 
 function timeRange(column: AnyPgColumn, bounds: Bounds<Date> | undefined): SQL[] {
   const { from, until } = windowOf(bounds);
+  if (from && from.getTime() > latestTimestamp) return [sql`false`];
   const at = (date: Date | undefined) => date && sql`${date.toISOString()}::timestamptz`;
   return compared(column, [
     ['>=', at(from)],
