@@ -76,12 +76,18 @@ type PlanNode = Record<string, unknown> & { Plans?: PlanNode[] };
 const nodesOf = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
 
 async function planOf(filters: DisputeFilters, page: Partial<Parameters<typeof filteredPage>[3]> = {}) {
-  const statement = filteredPage(db.db, { orgId: org, livemode: false }, filters, {
-    cursor: null,
-    backwards: false,
-    limit: 101,
-    ...page,
-  }).toSQL();
+  const statement = filteredPage(
+    db.db,
+    { orgId: org, livemode: false },
+    filters,
+    {
+      cursor: null,
+      backwards: false,
+      limit: 101,
+      ...page,
+    },
+    new Date(newest),
+  ).toSQL();
   const [explained] = await db.sql.unsafe(
     `explain (format json) ${statement.sql}`,
     statement.params as never[],
@@ -158,6 +164,17 @@ const cases: Record<string, Case> = {
   },
   'disputed_at, a day long ago': {
     filters: { disputedAt: { gte: daysBefore(50), lt: daysBefore(49) } },
+    ordered: false,
+    index: ['disputes_disputed_at_idx'],
+  },
+  // Windows wide enough that the planner would take their disputes to be found soon among the newest.
+  'due_by, five days long ago': {
+    filters: { dueBy: { gte: daysBefore(45), lt: daysBefore(40) } },
+    ordered: false,
+    index: ['disputes_due_by_idx'],
+  },
+  'disputed_at, five days long ago': {
+    filters: { disputedAt: { gte: daysBefore(45), lte: daysBefore(40) } },
     ordered: false,
     index: ['disputes_disputed_at_idx'],
   },
