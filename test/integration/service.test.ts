@@ -182,15 +182,15 @@ describe('startService', () => {
     }
   });
 
-  it('lists the four queues to an operator, with the deadline sweep scheduled', async () => {
+  it('lists the four queues to an operator, with the deadline and idempotency-key sweeps scheduled', async () => {
     const answer = await get(true, service.httpsPort, '/admin/queues/api/queues', {
       authorization: basic('operator:correct horse battery staple'),
     });
     expect(answer.status).toBe(200);
     const queues = answer.body.queues as { name: string; counts: Record<string, number> }[];
     expect(queues.map((queue) => queue.name).sort()).toEqual(['deadline', 'mirror', 'submission', 'webhook']);
-    // A job scheduler always holds its next run as a delayed job.
-    expect(queues.find((queue) => queue.name === 'deadline')?.counts.delayed).toBe(1);
+    // A job scheduler always holds its next run as a delayed job: one for each sweep.
+    expect(queues.find((queue) => queue.name === 'deadline')?.counts.delayed).toBe(2);
     const page = await get(true, service.httpsPort, '/admin/queues', {
       authorization: basic('operator:correct horse battery staple'),
     });
