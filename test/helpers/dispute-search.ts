@@ -36,6 +36,24 @@ export interface Fixture {
   evidence: (typeof evidenceKinds)[number];
 }
 
+/** A fixture's values where a test does not set them: an open Visa fraud dispute with nothing attached. */
+export const baseFixture: Omit<Fixture, 'id' | 'created'> = {
+  state: 'needs_response',
+  reason: 'fraudulent',
+  kind: 'chargeback',
+  processor: 'stripe',
+  account: 'acct_one',
+  network: 'visa',
+  charge: null,
+  customer: null,
+  customerEmail: null,
+  currency: 'usd',
+  amount: 1000,
+  dueBy: new Date('2026-06-10T00:00:00Z'),
+  disputedAt: new Date('2026-05-01T00:00:00Z'),
+  evidence: 'none',
+};
+
 /** The evidence columns of each kind: any one of them is evidence attached. */
 const evidenceColumns: Record<Fixture['evidence'], Partial<typeof disputes.$inferInsert>> = {
   none: {},

@@ -7,7 +7,13 @@ import { runMigrations } from '../../src/db/migrate.js';
 import type { DisputeFilters } from '../../src/features/disputes/filters.js';
 import { countDisputes, listDisputes } from '../../src/features/disputes/list.js';
 import { createOrganisation } from '../../src/features/organisations/organisations.js';
-import { expectedIds, type Filters, type Fixture, storeWithLookalikes } from '../helpers/dispute-search.js';
+import {
+  baseFixture,
+  expectedIds,
+  type Filters,
+  type Fixture,
+  storeWithLookalikes,
+} from '../helpers/dispute-search.js';
 
 /**
  * The dispute list's filters on the embedded database (PGlite), which `npm start` uses: the filtered
@@ -26,23 +32,6 @@ afterAll(async () => {
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
-const base: Omit<Fixture, 'id' | 'created'> = {
-  state: 'needs_response',
-  reason: 'fraudulent',
-  kind: 'chargeback',
-  processor: 'stripe',
-  account: 'acct_one',
-  network: 'visa',
-  charge: null,
-  customer: null,
-  customerEmail: null,
-  currency: 'usd',
-  amount: 1000,
-  dueBy: new Date('2026-06-10T00:00:00Z'),
-  disputedAt: new Date('2026-05-01T00:00:00Z'),
-  evidence: 'none',
-};
-
 const fixtures: Fixture[] = (
   [
     { id: 'dp_e_1' },
@@ -53,7 +42,7 @@ const fixtures: Fixture[] = (
     { id: 'dp_e_6', network: null, processor: 'adyen' },
   ] as (Partial<Fixture> & { id: string })[]
 ).map((overrides, index) => ({
-  ...base,
+  ...baseFixture,
   // Two a second, with milliseconds: compared to the second all the same.
   created: new Date(Date.parse('2026-05-02T10:00:00.000Z') + index * 500),
   ...overrides,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import {
+  baseFixture,
   expectedIds,
   type Filters,
   type Fixture,
@@ -42,23 +43,6 @@ afterAll(async () => {
 
 const at = (iso: string) => new Date(iso);
 
-const base: Omit<Fixture, 'id' | 'created'> = {
-  state: 'needs_response',
-  reason: 'fraudulent',
-  kind: 'chargeback',
-  processor: 'stripe',
-  account: 'acct_one',
-  network: 'visa',
-  charge: null,
-  customer: null,
-  customerEmail: null,
-  currency: 'usd',
-  amount: 1000,
-  dueBy: at('2026-06-10T00:00:00Z'),
-  disputedAt: at('2026-05-01T00:00:00Z'),
-  evidence: 'none',
-};
-
 /** Fourteen disputes a minute apart, each differing from the base in what its id says. */
 const fixtures: Fixture[] = (
   [
@@ -90,7 +74,7 @@ const fixtures: Fixture[] = (
     { id: 'dp_s_amex', network: 'amex', processor: 'adyen', amount: 0 },
   ] as (Partial<Fixture> & { id: string })[]
 ).map((overrides, index) => ({
-  ...base,
+  ...baseFixture,
   created: new Date(Date.parse('2026-05-02T10:00:00.000Z') + index * 60_000),
   ...overrides,
 }));
