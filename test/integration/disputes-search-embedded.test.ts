@@ -1,9 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, openDatabase } from '../../src/db/client.js';
-import { runMigrations } from '../../src/db/migrate.js';
+import { describe, expect, it } from 'vitest';
 import type { DisputeFilters } from '../../src/features/disputes/filters.js';
 import { countDisputes, listDisputes } from '../../src/features/disputes/list.js';
 import { createOrganisation } from '../../src/features/organisations/organisations.js';
@@ -14,23 +9,14 @@ import {
   type Fixture,
   storeWithLookalikes,
 } from '../helpers/dispute-search.js';
+import { useEmbeddedDatabase } from '../helpers/embedded-database.js';
 
 /**
  * The dispute list's filters on the embedded database (PGlite), which `npm start` uses: the filtered
  * statements, the counts and the search indexes' migration work there as on a Postgres server.
  */
 
-let dataDir: string;
-let database: Database;
-beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'rebuttal-search-embedded-'));
-  database = await openDatabase({ DATABASE_URL: undefined, DATA_DIR: dataDir });
-  await runMigrations(database.db);
-}, 120_000);
-afterAll(async () => {
-  await database?.close();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
-});
+const embedded = useEmbeddedDatabase('search-embedded');
 
 const fixtures: Fixture[] = (
   [
@@ -50,9 +36,9 @@ const fixtures: Fixture[] = (
 
 describe('the dispute list on PGlite', () => {
   it('filters, pages and counts as on Postgres', async () => {
-    const { org } = await createOrganisation(database.db, { name: 'Search' });
-    const other = await createOrganisation(database.db, { name: 'Other' });
-    await storeWithLookalikes(database.db, org, other.org, fixtures);
+    const { org } = await createOrganisation(embedded.db(), { name: 'Search' });
+    const other = await createOrganisation(embedded.db(), { name: 'Other' });
+    await storeWithLookalikes(embedded.db(), org, other.org, fixtures);
     const caller = {
       orgId: org,
       livemode: false,
@@ -61,13 +47,13 @@ describe('the dispute list on PGlite', () => {
       queueLeadMinutes: 1440,
     } as const;
     const uids = new Map(
-      (await database.db.query.disputes.findMany({ columns: { uid: true, id: true } })).map((row) => [
+      (await embedded.db().query.disputes.findMany({ columns: { uid: true, id: true } })).map((row) => [
         row.uid,
         row.id,
       ]),
     );
     const listed = async (filters: DisputeFilters, page: { startingAfter?: string } = {}) =>
-      (await listDisputes(database.db, caller, { limit: 100, ...page, filters })).data.map((stamp) =>
+      (await listDisputes(embedded.db(), caller, { limit: 100, ...page, filters })).data.map((stamp) =>
         uids.get(stamp.uid),
       );
     const cases: [DisputeFilters, Filters][] = [
@@ -97,7 +83,7 @@ describe('the dispute list on PGlite', () => {
     }
     const all = expectedIds(fixtures, { state: ['needs_response'] });
     expect(await listed({ states: ['needs_response'] }, { startingAfter: all[1] })).toEqual(all.slice(2));
-    expect(await countDisputes(database.db, caller, { reasons: ['duplicate'] })).toMatchObject({
+    expect(await countDisputes(embedded.db(), caller, { reasons: ['duplicate'] })).toMatchObject({
       total: 2,
       byState: { needs_response: 1, won: 1, lost: 0 },
     });
