@@ -21,6 +21,7 @@ import {
   resultLine,
   runBench,
   startServer,
+  startWebService,
 } from './lib/harness.js';
 import { seedDisputes } from './lib/seed.js';
 
@@ -58,19 +59,7 @@ await runBench(async () => {
   const database = await createBenchDatabase();
 
   const started = Date.now();
-  const service = await startServer('service', 'src/server.ts', {
-    DATABASE_URL: database.url,
-    APP_SECRET: 'bench-app-secret-of-at-least-32-characters',
-    PORT: String(await freePort()),
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'info',
-    // The limiter runs on every request as in production (one Redis call each); the limit itself is set
-    // out of reach, since one key drives all the load here.
-    RATE_LIMIT_PER_SECOND: '1000000',
-    QUEUE_PREFIX: `rebuttal_bench_${process.pid}`,
-    // The web process as the Procfile runs it: the read path alone, no workers beside it.
-    WORKERS: 'none',
-  });
+  const service = await startWebService('service', database.url, dataDir);
   console.log(`service up in ${Date.now() - started} ms (migrated ${database.name})`);
 
   const seeding = Date.now();

@@ -5,7 +5,8 @@ import { createServer, type Server, Socket } from 'node:net';
  * server goes away: `stop()` is a server that is down (open connections die, new ones are refused),
  * `blackhole()` one that takes connections and bytes but never answers (a hung server, a partition), and
  * `resume()` the server back. Bytes held during a black hole are delivered on resume, as TCP retransmits
- * them once a partition heals.
+ * them once a partition heals. `watch`, when given, makes an observer per connection that sees each chunk
+ * as it passes (the search bench times Postgres's statements so: test/bench/lib/postgres-tap.ts).
  */
 export interface TcpProxy {
   port: number;
@@ -17,19 +18,28 @@ export interface TcpProxy {
 
 type Mode = 'forwarding' | 'stopped' | 'blackhole';
 
+export interface ProxyWatcher {
+  fromClient(chunk: Buffer): void;
+  fromServer(chunk: Buffer): void;
+}
+
 interface Pair {
   client: Socket;
   upstream: Socket | undefined;
+  watcher: ProxyWatcher | undefined;
 }
 
-export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+export async function startTcpProxy(
+  target: { host: string; port: number },
+  watch?: () => ProxyWatcher,
+): Promise<TcpProxy> {
   let mode: Mode = 'forwarding';
   const pairs = new Set<Pair>();
   let server = createServer(accept);
   const port = await listen(server, 0);
 
   function accept(client: Socket): void {
-    const pair: Pair = { client, upstream: undefined };
+    const pair: Pair = { client, upstream: undefined, watcher: watch?.() };
     pairs.add(pair);
     client.on('error', () => {});
     client.on('close', () => {
@@ -38,6 +48,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     });
     // Held from the start: a black-holed connection reads nothing until resume() plugs it in.
     client.pause();
+    // Added to a paused stream, a listener leaves it paused: it sees what is forwarded, when it is.
+    if (pair.watcher) client.on('data', (chunk: Buffer) => pair.watcher?.fromClient(chunk));
     if (mode === 'forwarding') connectUpstream(pair);
   }
 
@@ -47,6 +59,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     upstream.on('error', () => pair.client.destroy());
     // The server's last bytes (a FATAL before it closes) reach the client first: pipe ends it after them.
     upstream.on('close', () => pair.client.end());
+    if (pair.watcher) upstream.on('data', (chunk: Buffer) => pair.watcher?.fromServer(chunk));
     upstream.connect(target.port, target.host, () => {
       pair.client.pipe(upstream);
       upstream.pipe(pair.client);

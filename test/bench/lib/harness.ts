@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { request } from 'node:https';
+import { type Agent, request } from 'node:https';
 import { createServer } from 'node:net';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -173,6 +173,29 @@ export async function startServer(
   return server;
 }
 
+/**
+ * The service's web process as the Procfile runs it (the read path alone, no workers beside it), at
+ * production log level, on `databaseUrl` (migrated on start), serving DATA_DIR/tls's certificate.
+ */
+export async function startWebService(
+  name: string,
+  databaseUrl: string,
+  dataDir: string,
+): Promise<ChildServer> {
+  return startServer(name, 'src/server.ts', {
+    DATABASE_URL: databaseUrl,
+    APP_SECRET: 'bench-app-secret-of-at-least-32-characters',
+    PORT: String(await freePort()),
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    // The limiter runs on every request as in production (one Redis call each); the limit itself is set
+    // out of reach, since one key drives all the load here.
+    RATE_LIMIT_PER_SECOND: '1000000',
+    QUEUE_PREFIX: `rebuttal_bench_${process.pid}`,
+    WORKERS: 'none',
+  });
+}
+
 function probe(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const req = request(
@@ -218,16 +241,18 @@ export function assertAlive(server: ChildServer): void {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// One HTTPS request, for sanity checks before loading.
+// One HTTPS request, for sanity checks before loading, or timed over a keep-alive agent.
 
 export function getJson(
   server: ChildServer,
   path: string,
   headers: Record<string, string>,
-): Promise<{ status: number; body: unknown }> {
+  agent: Agent | false = false,
+): Promise<{ status: number; body: unknown; ms: number }> {
   return new Promise((resolve, reject) => {
+    const started = performance.now();
     const req = request(
-      { host: loopback, port: server.port, path, headers, rejectUnauthorized: false, agent: false },
+      { host: loopback, port: server.port, path, headers, rejectUnauthorized: false, agent },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -235,8 +260,10 @@ export function getJson(
           text += chunk;
         });
         res.on('end', () => {
+          // Until the last byte: parsing the body is the client's work, not the server's.
+          const ms = performance.now() - started;
           try {
-            resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) });
+            resolve({ status: res.statusCode ?? 0, body: JSON.parse(text), ms });
           } catch (error) {
             reject(error);
           }
