@@ -8,7 +8,7 @@ import { benchTemplates } from './seed.js';
 
 /**
  * The search bench's disputes, made by set-based SQL (one `insert ... select ... from generate_series`
- * per batch, no rows through Node): a million take well under a minute. Every value derives from the
+ * per batch of 100,000, no rows through Node): a million take a minute or two. Every value derives from the
  * row's number through `hashint8extended`, so the same seed gives the same data.
  *
  * The spread is what a merchant's two years look like: most disputes decided (won, lost, accepted), the
