@@ -193,6 +193,8 @@ export async function startWebService(
     RATE_LIMIT_PER_SECOND: '1000000',
     QUEUE_PREFIX: `rebuttal_bench_${process.pid}`,
     WORKERS: 'none',
+    // No load balancer to drain from: the default 5 s on SIGTERM would only make every run wait them out.
+    SHUTDOWN_DRAIN_SECONDS: '0',
   });
 }
 
