@@ -41,6 +41,8 @@ export async function startTcpProxy(
   function accept(client: Socket): void {
     const pair: Pair = { client, upstream: undefined, watcher: watch?.() };
     pairs.add(pair);
+    // No Nagle: a relay holding back small writes for a delayed ACK adds 40 ms waits the server never had.
+    client.setNoDelay(true);
     client.on('error', () => {});
     client.on('close', () => {
       pair.upstream?.destroy();
@@ -55,6 +57,7 @@ export async function startTcpProxy(
 
   function connectUpstream(pair: Pair): void {
     const upstream = new Socket();
+    upstream.setNoDelay(true);
     pair.upstream = upstream;
     upstream.on('error', () => pair.client.destroy());
     // The server's last bytes (a FATAL before it closes) reach the client first: pipe ends it after them.

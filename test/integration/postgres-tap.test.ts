@@ -42,6 +42,17 @@ describe('postgres tap', () => {
     ]);
     expect(seen[3]?.ms).toBeGreaterThanOrEqual(50);
     for (const timing of seen) expect(timing.ms).toBeGreaterThan(0);
+    const starts = seen.map((timing) => timing.started);
+    expect(starts).toEqual([...starts].sort((a, b) => a - b));
+  });
+
+  it('counts the statements sent and not answered yet', async () => {
+    expect(tap.pending()).toBe(0);
+    const sleeping = client`select pg_sleep(0.3)`.execute();
+    await expect.poll(() => tap.pending(), { timeout: 250 }).toBe(1);
+    await sleeping;
+    expect(tap.pending()).toBe(0);
+    expect(tap.timings.at(-1)).toMatchObject({ sql: 'select pg_sleep(0.3)' });
   });
 
   it('passes an encrypting client through untimed, saying why', async () => {

@@ -14,6 +14,8 @@ import { type ProxyWatcher, startTcpProxy } from '../../helpers/tcp-proxy.js';
 export interface StatementTiming {
   /** The statement's SQL text, as the client parsed it (the last Parse on its connection). */
   sql: string;
+  /** When the client's Sync passed (performance.now()). */
+  started: number;
   ms: number;
 }
 
@@ -21,6 +23,8 @@ export interface PostgresTap {
   port: number;
   /** Every statement answered so far, in the order the answers came. */
   timings: StatementTiming[];
+  /** Statements sent and not answered yet, on every connection. */
+  pending(): number;
   close(): Promise<void>;
 }
 
@@ -65,11 +69,12 @@ function cString(body: Buffer, from: number): [string, number] {
 }
 
 /** One connection's watcher: records a timing in `timings` for each statement answered. */
-function statementTimer(timings: StatementTiming[]): ProxyWatcher {
+function statementTimer(
+  timings: StatementTiming[],
+  pending: { sql: string; started: number }[],
+): ProxyWatcher {
   const statements = new Map<string, string>();
   let current = '';
-  // Syncs sent and not yet answered, oldest first: each ReadyForQuery answers the oldest.
-  const pending: { sql: string; started: number }[] = [];
   const fromClient = new Framer(false);
   const fromServer = new Framer(true);
   return {
@@ -95,7 +100,7 @@ function statementTimer(timings: StatementTiming[]): ProxyWatcher {
       fromServer.push(chunk, (type) => {
         // The first ReadyForQuery ends the start-up, when nothing is pending.
         const answered = type === 'Z' ? pending.shift() : undefined;
-        if (answered) timings.push({ sql: answered.sql, ms: performance.now() - answered.started });
+        if (answered) timings.push({ ...answered, ms: performance.now() - answered.started });
       });
     },
   };
@@ -104,6 +109,17 @@ function statementTimer(timings: StatementTiming[]): ProxyWatcher {
 /** Relays 127.0.0.1:<port> to `target`, timing each statement (see above). */
 export async function startPostgresTap(target: { host: string; port: number }): Promise<PostgresTap> {
   const timings: StatementTiming[] = [];
-  const proxy = await startTcpProxy(target, () => statementTimer(timings));
-  return { port: proxy.port, timings, close: () => proxy.close() };
+  // Per connection, Syncs sent and not yet answered, oldest first: each ReadyForQuery answers the oldest.
+  const queues: { sql: string; started: number }[][] = [];
+  const proxy = await startTcpProxy(target, () => {
+    const queue: { sql: string; started: number }[] = [];
+    queues.push(queue);
+    return statementTimer(timings, queue);
+  });
+  return {
+    port: proxy.port,
+    timings,
+    pending: () => queues.reduce((sum, queue) => sum + queue.length, 0),
+    close: () => proxy.close(),
+  };
 }
