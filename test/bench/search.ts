@@ -219,7 +219,7 @@ function report(figures: Figures[], countBaselineMs: number): void {
   if (unavailable > 0) {
     console.log(
       `${unavailable} requests answered 503: a statement passed the service's 1.5 s bound on database ` +
-        'waits; their times count as measured, which understates them',
+        "waits; their API times stop at the bound, their database times are the statements' own",
     );
   }
   const [page, db, count] = [p95(worstApi.api), p95(worstDb.db), p95(worstCount.api)];
