@@ -118,6 +118,12 @@ async function seed(database: ServerDatabase, disputes: number): Promise<string>
     { name: 'Neighbour One Ltd', disputes: disputes / 40 },
     { name: 'Neighbour Two Ltd', disputes: disputes / 40 },
   ];
+  // The indexes are built once over the rows rather than kept up row by row: about half the time.
+  const { sql } = database;
+  const indexes = await sql<{ name: string; definition: string }[]>`
+    select indexrelid::regclass::text as name, pg_get_indexdef(indexrelid) as definition
+    from pg_index where indrelid = 'disputes'::regclass and not indisprimary`;
+  for (const { name } of indexes) await sql.unsafe(`drop index ${name}`);
   const orgs: string[] = [];
   for (const organisation of organisations) {
     const { org } = await createOrganisation(database.db, { name: organisation.name });
@@ -125,10 +131,11 @@ async function seed(database: ServerDatabase, disputes: number): Promise<string>
     await insertTemplates(database.db, org);
     for (let from = 1; from <= organisation.disputes; from += batch) {
       const to = Math.min(organisation.disputes, from + batch - 1);
-      await insertDisputes(database.sql, org, { from, to }, now);
+      await insertDisputes(sql, org, { from, to }, now);
     }
   }
+  for (const { definition } of indexes) await sql.unsafe(definition);
   // As autovacuum would leave a table this size: statistics, and a visibility map for index-only scans.
-  await database.sql.unsafe('vacuum analyze');
+  await sql.unsafe('vacuum analyze');
   return orgs[0] as string;
 }
