@@ -206,7 +206,7 @@ describe('npm start with nothing configured', () => {
     const commands = await walkthrough();
     const curls = commands.filter((command) => command.startsWith('curl '));
     const receiverCommand = commands.find((command) => command.startsWith('node -e '));
-    expect(curls).toHaveLength(10);
+    expect(curls).toHaveLength(12);
     expect(receiverCommand).toBeDefined();
     const env: Record<string, string> = { KEY: key };
 
@@ -280,7 +280,10 @@ describe('npm start with nothing configured', () => {
     const submitted = await curl(curls[6] as string, first.port, env);
     expect(submitted.status).toBe(201);
     expect(submitted.body).toMatchObject({ id: dispute, state: 'submitted', submitted_count: 1 });
-    const response = await curl(curls[7] as string, first.port, env);
+    // Sent again under its key: the same answer, not 400 dispute_submitted, and nothing submitted twice.
+    const repeated = await curl(curls[7] as string, first.port, env);
+    expect(repeated).toEqual(submitted);
+    const response = await curl(curls[8] as string, first.port, env);
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ object: 'response', dispute });
     const pdf = await fetchOver(response.body.response_url as string);
@@ -295,7 +298,7 @@ describe('npm start with nothing configured', () => {
     expect(image.body.equals(await readFile(join(root, 'docs', 'examples', 'receipt.png')))).toBe(true);
 
     // 7. Queue the other.
-    const queued = await curl(curls[8] as string, first.port, env);
+    const queued = await curl(curls[9] as string, first.port, env);
     expect(queued.status).toBe(200);
     expect(queued.body).toMatchObject({ id: env.OTHER, template: 'fraud' });
     expect(queued.body.state).toBe('queued');
@@ -309,9 +312,16 @@ describe('npm start with nothing configured', () => {
         .find((event) => event.type === 'dispute.submitted' && event.dispute === dispute),
     );
     expect(delivered).toMatchObject({ object: 'webhook', type: 'dispute.submitted', livemode: false });
-    const events = await curl(curls[9] as string, first.port, env);
+    const events = await curl(curls[10] as string, first.port, env);
     expect(events.status).toBe(200);
     expect(events.body.object).toBe('list');
+
+    // 9. The statistics by reason count the submitted dispute among those awaiting a decision.
+    const stats = await curl(curls[11] as string, first.port, env);
+    expect(stats.status).toBe(200);
+    expect(stats.body).toMatchObject({ object: 'dispute_stats', livemode: false, group_by: ['reason'] });
+    const groups = stats.body.groups as { count: number; submitted: number }[];
+    expect(groups.reduce((sum, group) => sum + group.submitted, 0)).toBeGreaterThanOrEqual(1);
   }, 180_000);
 
   it('serves Bull Board and /metrics with the printed credentials, and neither without them', async () => {
