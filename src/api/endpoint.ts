@@ -87,10 +87,11 @@ export interface EndpointContext<P extends string, I> extends Omit<RequestContex
 export type Reply =
   /**
    * `costBytes`: what the answer cost to make, where that is more than its body (a preview's JSON form
-   * renders the whole PDF): the rate limit charges the larger (docs/api.md, "Limits").
+   * renders the whole PDF, a list's counts read every dispute they count): the rate limit charges the
+   * larger (docs/api.md, "Limits").
    */
   | { status: number; body: object; costBytes?: number }
-  | { status: number; json: string }
+  | { status: number; json: string; costBytes?: number }
   | { status: number; bytes: Buffer; headers: Record<string, string> };
 
 export type Method = 'get' | 'post' | 'put' | 'delete';

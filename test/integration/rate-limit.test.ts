@@ -1,13 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { pino } from 'pino';
+import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createApp } from '../../src/api/app.js';
 import { recordFile } from '../../src/features/files/records.js';
 import { postgresFileStorage } from '../../src/features/files/storage.js';
 import { RateLimiter } from '../../src/rate-limiter.js';
-import { type RateLimitSettings, type RateLimits, rateLimitsOf } from '../../src/rate-limits.js';
+import type { RateLimitSettings, RateLimits } from '../../src/rate-limits.js';
 import { connectRedis } from '../../src/redis.js';
 import { type RedisClient, redisAt } from '../../src/redis-connection.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
@@ -20,12 +17,21 @@ import {
 } from '../helpers/disputes.js';
 import { sampleJpeg } from '../helpers/evidence-files.js';
 import { jpegOfSize, multipart, multipartType } from '../helpers/files.js';
-import { redisUrl, testRedisPrefix } from '../helpers/services.js';
+import {
+  limitsOver,
+  rateLimited,
+  readyRedis,
+  requestLimit,
+  serveLimited,
+  silentLogger,
+  statuses,
+} from '../helpers/rate-limits.js';
+import { testRedisPrefix } from '../helpers/services.js';
 
 let api: TestApi;
 let redis: RedisClient;
 const servers: Server[] = [];
-const logger = pino({ level: 'silent' });
+const logger = silentLogger;
 
 beforeAll(async () => {
   api = await startTestApi({ workers: [] });
@@ -37,67 +43,9 @@ afterAll(async () => {
   await api.close();
 });
 
-/** A connection to the tests' Redis, once it is ready (before that the limiter would let everything by). */
-async function readyRedis() {
-  const connection = connectRedis(redisAt(redisUrl), logger);
-  if (connection.status !== 'ready') await new Promise((resolve) => connection.once('ready', resolve));
-  return connection;
-}
-
-/** The test's limits over the harness's generous ones, in buckets of their own. */
-function limitsWith(settings: Partial<RateLimitSettings>, connection: RedisClient = redis): RateLimits {
-  return rateLimitsOf(connection, { ...api.config, QUEUE_PREFIX: testRedisPrefix(), ...settings }, logger);
-}
-
-interface Call {
-  key?: string;
-  method?: string;
-  json?: object;
-  /** A body of another type (a multipart upload), sent as it is. */
-  raw?: { type: string; body: Buffer };
-  /** The client's address, as the trusted proxy reports it. */
-  from?: string;
-}
-
-/**
- * The app with its own limits, behind a trusted TLS-terminating proxy (so plain loopback HTTP will do, and
- * the client's address is the one X-Forwarded-For names).
- */
-async function serve(rateLimits: RateLimits): Promise<(path: string, call?: Call) => Promise<Response>> {
-  const server = createServer(createApp({ ...api.deps, rateLimits, trustProxy: true }));
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return (path, { key, method = 'GET', json, raw, from = '198.51.100.1' } = {}) =>
-    fetch(`http://127.0.0.1:${port}${path}`, {
-      method,
-      headers: {
-        ...(key !== undefined && { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` }),
-        ...(json && { 'content-type': 'application/json' }),
-        ...(raw && { 'content-type': raw.type }),
-        'x-forwarded-proto': 'https',
-        'x-forwarded-for': from,
-      },
-      ...(json && { body: JSON.stringify(json) }),
-      ...(raw && { body: raw.body }),
-    });
-}
-
-/** The statuses of `count` calls made one after another. */
-async function statuses(count: number, call: () => Promise<Response>): Promise<number[]> {
-  const answers: number[] = [];
-  for (let index = 0; index < count; index++) answers.push((await call()).status);
-  return answers;
-}
-
-const rateLimited = (url: string, message: string, livemode = false) => ({
-  url,
-  livemode,
-  error: { status: 429, type: 'rate_limited', message },
-});
-
-const requestLimit = (perSecond: number) =>
-  `Too many requests: at most ${perSecond} a second, in bursts of up to ${perSecond * 2}; every 32 KiB of an answer or an uploaded file counts as one more request.`;
+const limitsWith = (settings: Partial<RateLimitSettings>, connection: RedisClient = redis) =>
+  limitsOver(api, connection, settings);
+const serve = (rateLimits: RateLimits) => serveLimited(api, rateLimits, servers);
 
 describe('rate limit per API key (docs/api.md, "Limits")', () => {
   it('allows bursts of twice the rate, then answers 429 rate_limited with Retry-After, per key', async () => {
@@ -207,6 +155,30 @@ describe('rate limit per API key (docs/api.md, "Limits")', () => {
     // A plain document costs one: the other key previews its whole burst.
     const plain = (await submittableDispute(api, light)).dispute.id;
     expect(await statuses(10, () => previewOf(light, plain))).toEqual(Array(10).fill(200));
+  });
+
+  it('charges a count by the disputes it counts: a key counting a large organisation is limited sooner', async () => {
+    const call = await serve(limitsWith({ RATE_LIMIT_PER_SECOND: 5, RATE_LIMIT_RESPONSE_KIB: 32 }));
+    const [large, small] = [await api.createOrg(), await api.createOrg()];
+    // 40,000 disputes at 16 bytes each: a count costs 19 more than its small answer.
+    await api.db.sql`
+      insert into disputes (org_id, livemode, id, state, reason, source)
+      select ${large.org}, false, 'dp_count_' || i, 'needs_response', 'fraudulent', 'api'
+      from generate_series(1, 40000) as i`;
+    const counted = (key: string) => call('/v1/disputes?limit=1&include[]=total_count', { key });
+
+    const first = await counted(large.test_key);
+    expect(first.status).toBe(200);
+    expect(await first.json()).toMatchObject({ total_count: 40_000 });
+    const limited = await counted(large.test_key);
+    expect(await limited.json()).toEqual(rateLimited('/v1/disputes', requestLimit(5)));
+    // Retry-After: about 10 tokens of debt at 5 a second.
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(2);
+    // The same page without the count costs one; so does counting an organisation with no disputes.
+    expect(await statuses(5, () => call('/v1/disputes?limit=1', { key: small.test_key }))).toEqual(
+      Array(5).fill(200),
+    );
+    expect(await statuses(5, () => counted(small.test_key))).toEqual(Array(5).fill(200));
   });
 
   it('gives personal data requests and test disputes small budgets of their own, per key', async () => {

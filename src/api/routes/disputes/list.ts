@@ -4,6 +4,13 @@ import { listDisputesQuery, toDisputeFilters } from '../../inputs/dispute-list.j
 import { toPageQuery } from '../../inputs/params.js';
 import { listJson } from '../../serialize.js';
 
+/**
+ * What `include[]=total_count` costs of the key's rate limit for each dispute it counts, as if the answer
+ * held that many bytes: a count reads every matching dispute (a million in about 150 ms of Postgres), so a
+ * key cannot keep the database busy counting (docs/api.md, "Limits").
+ */
+export const countCostBytesPerDispute = 16;
+
 export const listDisputesEndpoint = defineEndpoint({
   method: 'get',
   path: '/disputes',
@@ -26,6 +33,10 @@ export const listDisputesEndpoint = defineEndpoint({
         : undefined,
     ]);
     const totals = counts && { total_count: counts.total, count_by_state: counts.byState };
-    return { status: 200, json: listJson(page, caller.livemode, url, totals) };
+    return {
+      status: 200,
+      json: listJson(page, caller.livemode, url, totals),
+      costBytes: (counts?.total ?? 0) * countCostBytesPerDispute,
+    };
   },
 });
