@@ -254,6 +254,7 @@ function handler(endpoint: Endpoint, deps: AppDeps) {
     const json = 'json' in reply ? reply.json : JSON.stringify(reply.body);
     // A large answer costs more of the key's rate limit (docs/api.md, "Limits"), as does a costly one.
     chargeBytes(res, Math.max(Buffer.byteLength(json), ('costBytes' in reply && reply.costBytes) || 0));
+    if ('headers' in reply && reply.headers) res.set(reply.headers);
     res.status(reply.status).type('json').send(json);
   };
 }

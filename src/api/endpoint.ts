@@ -88,9 +88,10 @@ export type Reply =
   /**
    * `costBytes`: what the answer cost to make, where that is more than its body (a preview's JSON form
    * renders the whole PDF, a list's counts read every dispute they count): the rate limit charges the
-   * larger (docs/api.md, "Limits").
+   * larger (docs/api.md, "Limits"). `headers`: beside the JSON's own, as `Vary` for an answer that has
+   * another form.
    */
-  | { status: number; body: object; costBytes?: number }
+  | { status: number; body: object; costBytes?: number; headers?: Record<string, string> }
   | { status: number; json: string; costBytes?: number }
   | { status: number; bytes: Buffer; headers: Record<string, string> };
 

@@ -92,6 +92,8 @@ describe('GET /v1/stats/disputes', () => {
     for (const accept of ['*/*', 'application/json', 'text/csv;q=0.5, application/json', 'text/html']) {
       const response = await stats(range, { accept });
       expect(response.headers['content-type'], accept).toBe('application/json; charset=utf-8');
+      // Either form of the same URL says it depends on Accept, so that no cache serves one for the other.
+      expect(response.headers.vary, accept).toBe('Accept');
       expect(response.body, accept).toMatchObject({ object: 'dispute_stats' });
     }
     const csv = await stats(range, { accept: 'application/json;q=0.1, text/csv' });

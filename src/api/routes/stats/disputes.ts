@@ -1,7 +1,7 @@
 import { maxStatsGroups, maxStatsYears, statsQuery } from '../../../domain/dispute-stats.js';
 import { disputeStats } from '../../../features/stats/disputes.js';
 import { disputeStatsObject } from '../../../features/stats/objects.js';
-import { defineEndpoint } from '../../endpoint.js';
+import { defineEndpoint, type Reply } from '../../endpoint.js';
 import { disputeStatsCsv } from './csv.js';
 
 const csvType = 'text/csv';
@@ -33,10 +33,14 @@ export const disputeStatsEndpoint = defineEndpoint({
     ],
     errors: [],
   },
-  async handle({ caller, input, url, accepts, deps }) {
+  async handle({ caller, input, url, accepts, deps }): Promise<Reply> {
     const stats = await disputeStats(deps.db, caller, input, new Date());
     if (accepts(['application/json', csvType]) !== csvType) {
-      return { status: 200, body: disputeStatsObject(stats, caller.livemode, url) };
+      return {
+        status: 200,
+        body: disputeStatsObject(stats, caller.livemode, url),
+        headers: { Vary: 'Accept' },
+      };
     }
     return {
       status: 200,
