@@ -1,4 +1,4 @@
-import type { Network } from '../domain/networks.js';
+import { codeKey, type Network } from '../domain/networks.js';
 import type { Reason } from '../domain/vocabulary.js';
 
 /**
@@ -117,7 +117,7 @@ const networkReasonTables: Partial<Record<Network, Record<string, Reason>>> = { 
  * Mastercard `4837`, Amex `F29`); `general` when nothing knows it.
  */
 export function networkReason(code: string | null | undefined, network?: Network | null): Reason {
-  const key = (code ?? '').trim().toUpperCase();
+  const key = codeKey(code ?? '');
   if (key === '') return 'general';
   const table = network ? networkReasonTables[network] : undefined;
   if (table) return table[key] ?? 'general';

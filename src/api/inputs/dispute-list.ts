@@ -4,6 +4,7 @@ import { disputeStates } from '../../domain/states.js';
 import { boolean, currency, integer, text, timestamp } from '../../domain/values.js';
 import { kinds, processors, reasons } from '../../domain/vocabulary.js';
 import type { DisputeFilters } from '../../features/disputes/filters.js';
+import { maxRepeatedValues } from '../middleware/body.js';
 import { pageParams } from './params.js';
 
 /**
@@ -11,8 +12,8 @@ import { pageParams } from './params.js';
  * of a filter answers 400 naming the filter; parameters the list does not know are ignored, as everywhere.
  */
 
-/** Values a filter may list, and what a query string may repeat (qs's own limit, api/middleware/body.ts). */
-export const maxFilterValues = 100;
+/** Values a filter may list: as many as a query string may repeat a parameter. */
+export const maxFilterValues = maxRepeatedValues;
 
 /**
  * One value, or several meaning any of them: `reason=a&reason=b`, `reason[]=a&reason[]=b`, or a JSON array.

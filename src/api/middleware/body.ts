@@ -6,8 +6,16 @@ import { ApiError } from '../../domain/errors.js';
 /** Bodies are at most 1 MiB (docs/api.md, "Limits"). */
 export const maxBodyBytes = 1024 * 1024;
 
+/** How many times a query string may repeat one parameter; a list's filters take as many values. */
+export const maxRepeatedValues = 100;
+
 /** qs limits: deep enough for `fields[key]`, shallow enough that a hostile body cannot cost much. */
-const qsOptions = { depth: 3, arrayLimit: 100, parameterLimit: 1000, strictDepth: true } as const;
+const qsOptions = {
+  depth: 3,
+  arrayLimit: maxRepeatedValues,
+  parameterLimit: 1000,
+  strictDepth: true,
+} as const;
 
 export function parseQueryString(query: string): Record<string, unknown> {
   try {

@@ -6,7 +6,7 @@ import { listJson } from '../../serialize.js';
 
 /**
  * What `include[]=total_count` costs of the key's rate limit for each dispute it counts, as if the answer
- * held that many bytes: a count reads every matching dispute (a million in about 150 ms of Postgres), so a
+ * held that many bytes: a count reads every matching dispute (a million in 150–330 ms of Postgres: docs/architecture.md, "Dispute search"), so a
  * key cannot keep the database busy counting (docs/api.md, "Limits").
  */
 export const countCostBytesPerDispute = 16;
