@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isNetwork, networks } from '../../../src/domain/networks.js';
+import { sampleDisputeValues } from '../../../src/domain/sample-disputes.js';
 import { type DisputeEvent, disputeFromEvent, schemeNames } from '../../../src/processors/adyen/mapping.js';
 import { disputeFromRow } from '../../../src/processors/amex/mapping.js';
 import { cardTypes as braintreeCardTypes } from '../../../src/processors/braintree/mapping.js';
@@ -182,5 +183,14 @@ describe('what each processor tells', () => {
       processorStatus: 'Review in Progress',
     });
     expect(disputeFromRow(row)).toMatchObject({ network: 'amex', networkReasonCode: null });
+  });
+});
+
+describe('the sample disputes’ network codes (domain/sample-disputes.ts)', () => {
+  it('each stand for their reason in the networks’ tables, so test disputes read as mirrored ones would', () => {
+    for (const [reason, codes] of Object.entries(sampleDisputeValues.networkCodes)) {
+      for (const [network, code] of codes)
+        expect(networkReason(code, network), `${network} ${code}`).toBe(reason);
+    }
   });
 });
