@@ -87,6 +87,7 @@ const pastPayment = describing<PastPayment>()(
     user_id: z.string().optional(),
     ip_address: z.string().optional(),
     shipping_address: z.string().optional(),
+    email: z.string().optional(),
   }),
 );
 

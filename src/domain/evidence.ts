@@ -39,6 +39,8 @@ export const pastPayment = z.object({
   user_id: text(255).optional(),
   ip_address: text(255).optional(),
   shipping_address: text(1000).optional(),
+  /** The customer's email on that payment: the login Visa CE 3.0 compares (domain/compelling-evidence.ts). */
+  email: text(320).optional(),
 });
 
 export type Product = z.infer<typeof product>;

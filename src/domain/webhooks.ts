@@ -16,6 +16,8 @@ export const eventTypes = [
   'dispute.due_soon',
   'dispute.overdue',
   'dispute.submission_failed',
+  'alert.created',
+  'alert.updated',
   'test',
 ] as const;
 export type EventType = (typeof eventTypes)[number];

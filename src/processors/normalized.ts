@@ -37,6 +37,8 @@ const unknownAttributes = {
   network: null,
   networkReasonCode: null,
   processorStatus: null,
+  resolution: null,
+  compellingEvidenceProcessorStatus: null,
 } as const satisfies Record<OptionalAttribute, null>;
 
 const optionalAttributes = Object.keys(unknownAttributes) as OptionalAttribute[];

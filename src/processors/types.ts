@@ -1,9 +1,17 @@
+import type { CompellingEvidence } from '../domain/compelling-evidence.js';
 import type { EvidencePackage, PastPayment } from '../domain/evidence.js';
 import type { EvidenceFileCategory, EvidenceLimits, FileType } from '../domain/evidence-files.js';
 import { Failure } from '../domain/failure.js';
 import type { Network } from '../domain/networks.js';
 import type { DisputeState } from '../domain/states.js';
 import type { checks, kinds, Reason } from '../domain/vocabulary.js';
+import type {
+  AlertPage,
+  ListAlertsRequest,
+  NormalizedAlert,
+  RefundChargeRequest,
+  RefundChargeResult,
+} from './alert-types.js';
 
 /**
  * Terminology:
@@ -41,7 +49,7 @@ export interface ProcessorConnection {
   readOnly: boolean;
 }
 
-interface ConnectedRequest {
+export interface ConnectedRequest {
   connection: ProcessorConnection;
 }
 
@@ -59,6 +67,16 @@ export interface SubmitEvidenceRequest extends ConnectedRequest {
   files: AttachedFile[];
   /** Stable across retries of the same submission: processors that support it deduplicate on it. */
   idempotencyKey: string;
+  /**
+   * This service's Visa CE 3.0 verdict on `evidence` (domain/compelling-evidence.ts), null where the
+   * program does not apply: a processor with its own CE 3.0 fields sends them when `qualified`.
+   */
+  compellingEvidence: CompellingEvidence | null;
+  /**
+   * The organisation's word on Visa compliance disputes (`org settings --visa-compliance-fee`): only
+   * `accept` lets an adapter acknowledge the network's fee.
+   */
+  visaComplianceFee: 'accept' | 'refuse';
 }
 
 /** One evidence file as an adapter sends it. */
@@ -140,6 +158,8 @@ export interface PushResult {
    * does not know, and change it only with news that opens a later stage (features/mirroring/upsert.ts).
    */
   unsigned?: readonly DisputeAttribute[];
+  /** Alerts the push describes in full (Stripe's early fraud warning events, Adyen's fraud notifications). */
+  alerts?: NormalizedAlert[];
   reply?: { contentType: string; body: string };
 }
 
@@ -169,6 +189,10 @@ export interface Capabilities {
   push: boolean;
   /** The kinds of dispute the processor reports. */
   kinds: readonly (typeof kinds)[number][];
+  /** Lists pre-dispute warnings (alerts): connected accounts' alerts are polled too. */
+  alerts: boolean;
+  /** Refunds a charge in full (an alert's refund). */
+  refund: boolean;
 }
 
 export interface ProcessorAdapter {
@@ -196,6 +220,13 @@ export interface ProcessorAdapter {
   pastPayments?(request: PastPaymentsRequest): Promise<PastPayment[]>;
   /** Verifies and reads one of the processor's webhooks; throws PushRejectedError when it does not verify. */
   parsePush?(request: PushRequest): Promise<PushResult>;
+  /** One page of the account's alerts changed since `cursor`, as listDisputes pages disputes. */
+  listAlerts?(request: ListAlertsRequest): Promise<AlertPage>;
+  /**
+   * Refunds the charge in full under `idempotencyKey`, and answers the processor's refund id. A refusal
+   * is a permanent ProcessorError carrying the processor's reason; a lost answer a transient one.
+   */
+  refundCharge?(request: RefundChargeRequest): Promise<RefundChargeResult>;
   /**
    * Reads the processor's dispute report file (CSV), for processors without a list call (`dispute
    * import`); throws ReportError naming the line of the first row it cannot read.
@@ -276,6 +307,14 @@ export interface NormalizedDispute {
   networkReasonCode: string | null;
   /** The processor's own word for where the dispute stands, as it reports it (docs/api.md, "The dispute object"). */
   processorStatus: string | null;
+  /**
+   * The pre-dispute program that resolved the dispute, as the processor tells it: `rdr` for Visa's Rapid
+   * Dispute Resolution (Stripe's `prevented`, Checkout.com's `rapid_dispute_resolution`, Braintree's
+   * `VISA_RDR`); null otherwise.
+   */
+  resolution: 'rdr' | null;
+  /** The processor's own Visa CE 3.0 verdict (Stripe's enhanced_eligibility status), where it gives one. */
+  compellingEvidenceProcessorStatus: string | null;
 }
 
 type Check = (typeof checks)[number];

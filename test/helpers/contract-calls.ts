@@ -65,6 +65,8 @@ export function contractSubmission(
     },
     files: [],
     idempotencyKey,
+    compellingEvidence: null,
+    visaComplianceFee: 'refuse',
   };
 }
 

@@ -27,6 +27,8 @@ function request(key: string, sha256: string): SubmitEvidenceRequest {
     },
     files: [],
     idempotencyKey: key,
+    compellingEvidence: null,
+    visaComplianceFee: 'refuse',
   };
 }
 

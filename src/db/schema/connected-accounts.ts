@@ -24,6 +24,8 @@ export const connectedAccounts = pgTable(
     baseUrl: text(),
     pollIntervalSeconds: integer().notNull().default(300),
     cursor: text(),
+    /** Where the last committed page of its alerts ended (docs/api.md, "Alerts"). */
+    alertCursor: text(),
     status: text().$type<(typeof accountStatuses)[number]>().notNull().default('active'),
     lastPolledAt: timestamp({ withTimezone: true }),
     /** What the last poll failed with, for operators; cleared by the next successful poll. */

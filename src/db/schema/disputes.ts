@@ -91,6 +91,10 @@ export const disputes = pgTable(
     network: text(),
     networkReasonCode: text(),
     processorStatus: text(),
+    /** The pre-dispute program that resolved the dispute as the processor reports it (`rdr`), or this service's alert refund. */
+    resolution: text(),
+    /** The processor's own Visa CE 3.0 verdict (Stripe's enhanced_eligibility), beside this service's. */
+    compellingEvidenceProcessorStatus: text(),
 
     // Client-owned.
     template: text(),
@@ -105,6 +109,8 @@ export const disputes = pgTable(
     accountId: text(),
 
     // Service-owned.
+    /** The alert (its id) raised earlier for the same charge (docs/api.md, "Alerts"). */
+    alert: text(),
     submittedAt: at(),
     submittedCount: integer().notNull().default(0),
     /** When a queued dispute is to be submitted: due_by minus the organisation's queue lead. */

@@ -1,3 +1,4 @@
+export { alerts } from './alerts.js';
 export { apiKeys } from './api-keys.js';
 export { connectedAccounts } from './connected-accounts.js';
 export { disputes } from './disputes.js';

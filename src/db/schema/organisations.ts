@@ -20,5 +20,15 @@ export const organisations = pgTable('organisations', {
    * browser (an `Origin` header): origins, as `https://shop.example.com`.
    */
   allowedOrigins: text().array().notNull().default([]),
+  /** Whether a Visa compliance dispute may be answered with its fee acknowledged (Stripe's visa_compliance). */
+  visaComplianceFee: text().$type<'accept' | 'refuse'>().notNull().default('refuse'),
+  /**
+   * Per mode, the largest charge in each currency (minor units, currency lower-case) that an actionable
+   * alert refunds on its own (docs/api.md, "Alerts"). No entry: nothing is refunded on its own.
+   */
+  alertRefundUpTo: jsonb()
+    .$type<{ test?: Record<string, number>; live?: Record<string, number> }>()
+    .notNull()
+    .default({}),
   ...timestamps,
 });

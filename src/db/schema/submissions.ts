@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import type { CompellingEvidence } from '../../domain/compelling-evidence.js';
 import type { EvidencePackage } from '../../domain/evidence.js';
 import { disputes } from './disputes.js';
 import { tenancy } from './tenancy.js';
@@ -25,6 +26,8 @@ export const submissions = pgTable(
     previousState: text().notNull(),
     /** What was submitted, as it stood when the attempt was made. */
     evidence: jsonb().$type<EvidencePackage>().notNull(),
+    /** This service's Visa CE 3.0 verdict on the evidence as sent (domain/compelling-evidence.ts); null where it does not apply. */
+    compellingEvidence: jsonb().$type<CompellingEvidence | null>(),
     processorReference: text(),
     failure: jsonb().$type<{
       message: string;

@@ -39,6 +39,8 @@ export async function prepareSubmissions(
     adapter,
     previousState: returnTo ?? dispute.state,
     evidence: evidenceOf(dispute),
+    // Decided when the evidence goes out, after past payments may have joined it (runner.ts).
+    compellingEvidence: null,
     processorReference: null,
     failure: null,
     // A runner that goes on to call the processor itself holds the attempt from the start.

@@ -1,7 +1,9 @@
+import { isDeepStrictEqual } from 'node:util';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { Batcher } from '../../db/batcher.js';
 import type { Db } from '../../db/client.js';
-import { disputes, submissions } from '../../db/schema/index.js';
+import { disputes, organisations, submissions } from '../../db/schema/index.js';
+import { compellingEvidenceOf } from '../../domain/compelling-evidence.js';
 import type { DocumentLimits } from '../../domain/document-size.js';
 import { maxPastPayments, type PastPayment } from '../../domain/evidence.js';
 import { fileReferences } from '../../domain/evidence-files.js';
@@ -16,6 +18,7 @@ import {
   type ProcessorConnection,
   ProcessorError,
   type ResponsePackage,
+  type SubmitEvidenceRequest,
 } from '../../processors/types.js';
 import type { SecretBox } from '../../secrets.js';
 import {
@@ -135,7 +138,16 @@ export class SubmissionRunner {
           files,
           limits: adapter.evidenceLimits,
         });
-        outcome = await callProcessor(adapter, connection, withPayments, response, files, log);
+        const decided = await decideCompellingEvidence(db, withPayments);
+        const visaComplianceFee = await visaComplianceFeeOf(db, dispute.orgId);
+        outcome = await callProcessor(
+          adapter,
+          { connection, visaComplianceFee },
+          decided,
+          response,
+          files,
+          log,
+        );
       }
     } catch (thrown) {
       // Rendering or storing the document failed: nothing was sent. Retried like an outage, and recorded
@@ -183,7 +195,7 @@ export class SubmissionRunner {
  */
 async function callProcessor(
   adapter: ProcessorAdapter,
-  connection: ProcessorConnection,
+  { connection, visaComplianceFee }: Pick<SubmitEvidenceRequest, 'connection' | 'visaComplianceFee'>,
   { submission, dispute }: Claimed,
   response: ResponsePackage,
   files: AttachedFile[],
@@ -197,6 +209,8 @@ async function callProcessor(
       response,
       files,
       idempotencyKey: submission.id,
+      compellingEvidence: submission.compellingEvidence,
+      visaComplianceFee,
     });
     if (answer.delivery === 'portal') {
       log.info("response package ready for the merchant to upload in the processor's portal");
@@ -308,6 +322,30 @@ async function addPastPayments(
     submission: submission ?? claimed.submission,
     dispute: { ...claimed.dispute, pastPayments },
   };
+}
+
+/**
+ * This service's Visa CE 3.0 verdict on the evidence as it goes out (domain/compelling-evidence.ts),
+ * kept on the attempt: the adapter sends the program's fields by it, and the statistics count it.
+ */
+async function decideCompellingEvidence(db: Db, claimed: Claimed): Promise<Claimed> {
+  const { submission, dispute } = claimed;
+  const compellingEvidence = compellingEvidenceOf({ ...dispute, ...submission.evidence });
+  if (isDeepStrictEqual(compellingEvidence, submission.compellingEvidence)) return claimed;
+  await db
+    .update(submissions)
+    .set({ compellingEvidence })
+    .where(and(eq(submissions.id, submission.id), eq(submissions.status, 'pending')));
+  return { ...claimed, submission: { ...submission, compellingEvidence } };
+}
+
+/** The organisation's word on Visa compliance fees (`org settings --visa-compliance-fee`). */
+async function visaComplianceFeeOf(db: Db, orgId: string): Promise<'accept' | 'refuse'> {
+  const [organisation] = await db
+    .select({ fee: organisations.visaComplianceFee })
+    .from(organisations)
+    .where(eq(organisations.id, orgId));
+  return organisation?.fee === 'accept' ? 'accept' : 'refuse';
 }
 
 const sendable = new Set<string>(sendableStates);

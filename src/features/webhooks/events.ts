@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
 import { statement } from '../../db/statements.js';
+import { type AlertRecord, toAlertObject } from '../../domain/alerts.js';
 import { type DisputeRecord, toDisputeObject } from '../../domain/disputes.js';
 import type { TemplateShape } from '../../domain/templates.js';
 import type { EventType } from '../../domain/webhooks.js';
@@ -66,3 +67,22 @@ const insertEvents = statement<{ rows: string }>(sql`
     as event(id text, "orgId" text, livemode boolean, type text, "disputeUid" uuid, data jsonb)`);
 
 const notify = statement<Record<string, never>>(sql`select pg_notify(${eventsChannel}, '')`);
+
+export interface AlertEvent {
+  type: Extract<EventType, `alert.${string}`>;
+  alert: AlertRecord & { orgId: string };
+}
+
+/** Writes alert events to the outbox in the caller's transaction, as recordDisputeEvents does for disputes. */
+export async function recordAlertEvents(tx: Tx, items: readonly AlertEvent[]): Promise<void> {
+  if (items.length === 0) return;
+  const rows = items.map(({ type, alert }) => ({
+    id: newId('event'),
+    orgId: alert.orgId,
+    livemode: alert.livemode,
+    type,
+    disputeUid: null,
+    data: toAlertObject(alert),
+  }));
+  await Promise.all([insertEvents.run(tx, { rows: JSON.stringify(rows) }), notify.run(tx, {})]);
+}

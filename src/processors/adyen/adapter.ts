@@ -90,6 +90,8 @@ export class AdyenAdapter implements ProcessorAdapter {
     pastPayments: false,
     push: true,
     kinds: ['chargeback', 'pre_arbitration', 'retrieval'],
+    alerts: false,
+    refund: false,
   };
   readonly #context: AdapterContext;
 

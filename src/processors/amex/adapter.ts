@@ -57,6 +57,8 @@ export class AmexAdapter implements ProcessorAdapter {
     pastPayments: false,
     push: false,
     kinds: ['chargeback', 'retrieval'],
+    alerts: false,
+    refund: false,
   };
   readonly #logger: Logger | undefined;
 

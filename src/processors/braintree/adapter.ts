@@ -78,6 +78,8 @@ export class BraintreeAdapter implements ProcessorAdapter {
     pastPayments: true,
     push: true,
     kinds: ['chargeback', 'pre_arbitration', 'retrieval'],
+    alerts: false,
+    refund: false,
   };
   readonly #context: AdapterContext;
   readonly #now: () => Date;

@@ -115,6 +115,8 @@ export class CheckoutAdapter implements ProcessorAdapter {
     pastPayments: false,
     push: true,
     kinds: ['chargeback', 'pre_arbitration'],
+    alerts: false,
+    refund: false,
   };
   readonly #context: AdapterContext;
 

@@ -49,6 +49,8 @@ export class MockAdapter implements ProcessorAdapter {
     pastPayments: false,
     push: false,
     kinds: ['chargeback', 'retrieval'],
+    alerts: false,
+    refund: false,
   };
   /** Accepted submissions by idempotency key: what the processor holds. */
   readonly accepted = new Map<string, RecordedSubmission>();

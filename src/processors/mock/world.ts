@@ -195,6 +195,8 @@ export class MockAccountDisputes {
     const reason = random.pick(reasons);
     return {
       id: `dp_mock_${random.token(20)}`,
+      resolution: null,
+      compellingEvidenceProcessorStatus: null,
       state: settled,
       reason,
       kind: 'chargeback',

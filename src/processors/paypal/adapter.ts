@@ -110,6 +110,8 @@ export class PaypalAdapter implements ProcessorAdapter {
     pastPayments: false,
     push: true,
     kinds: ['chargeback', 'pre_arbitration', 'retrieval'],
+    alerts: false,
+    refund: false,
   };
   readonly #context: AdapterContext;
   readonly #tokens = new PaypalTokens();

@@ -19,6 +19,8 @@ export class StandaloneAdapter implements ProcessorAdapter {
     pastPayments: false,
     push: false,
     kinds: ['chargeback', 'pre_arbitration', 'retrieval'],
+    alerts: false,
+    refund: false,
   };
 
   async submitEvidence(): Promise<SubmitEvidenceResult> {

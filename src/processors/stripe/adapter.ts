@@ -81,6 +81,8 @@ export class StripeAdapter implements ProcessorAdapter {
     pastPayments: true,
     push: true,
     kinds: ['chargeback', 'retrieval'],
+    alerts: false,
+    refund: false,
   };
   readonly #context: AdapterContext;
 

@@ -328,6 +328,8 @@ export function normalizeDispute(dispute: StripeDispute): NormalizedDispute {
     state: responseDisabled ? 'response_disabled' : stripeStatuses[dispute.status],
     reason: reasonOf(dispute.reason),
     kind: stripeKinds[dispute.status],
+    resolution: null,
+    compellingEvidenceProcessorStatus: null,
     chargedAt: charge ? dateOf(charge.created) : null,
     disputedAt: dateOf(dispute.created),
     dueBy: dueBy > 0 ? dateOf(dueBy) : null,

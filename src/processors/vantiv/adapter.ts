@@ -107,6 +107,8 @@ export class VantivAdapter implements ProcessorAdapter {
     pastPayments: false,
     push: false,
     kinds: ['chargeback', 'pre_arbitration', 'retrieval'],
+    alerts: false,
+    refund: false,
   };
   readonly #context: AdapterContext;
 

@@ -69,6 +69,8 @@ export class WorldpayAdapter implements ProcessorAdapter {
     pastPayments: false,
     push: true,
     kinds: ['chargeback', 'pre_arbitration', 'retrieval'],
+    alerts: false,
+    refund: false,
   };
   readonly #context: AdapterContext;
 

@@ -85,6 +85,8 @@ describe('amex dispute reports', () => {
       network: 'amex',
       networkReasonCode: 'F29',
       processorStatus: 'Response Needed',
+      resolution: null,
+      compellingEvidenceProcessorStatus: null,
     } satisfies NormalizedDispute);
   });
 

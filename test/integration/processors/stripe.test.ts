@@ -171,6 +171,8 @@ describe('stripe adapter against the fake Stripe', () => {
         network: 'mastercard',
         networkReasonCode: '4855',
         processorStatus: 'needs_response',
+        resolution: null,
+        compellingEvidenceProcessorStatus: null,
       } satisfies NormalizedDispute);
     });
 

@@ -162,6 +162,8 @@ describe('braintree dispute objects', () => {
       network: 'visa',
       networkReasonCode: '10.4',
       processorStatus: 'open',
+      resolution: null,
+      compellingEvidenceProcessorStatus: null,
     });
   });
 

@@ -159,6 +159,8 @@ describe('Checkout.com dispute fields', () => {
       network: 'visa',
       networkReasonCode: '10.4',
       processorStatus: 'evidence_required',
+      resolution: null,
+      compellingEvidenceProcessorStatus: null,
     });
   });
 

@@ -41,6 +41,8 @@ describe('a normalized dispute', () => {
       network: null,
       networkReasonCode: null,
       processorStatus: null,
+      resolution: null,
+      compellingEvidenceProcessorStatus: null,
     });
   });
 

@@ -260,6 +260,8 @@ describe('a PayPal dispute as a normalized dispute', () => {
       network: null,
       networkReasonCode: '13.1',
       processorStatus: 'WAITING_FOR_SELLER_RESPONSE',
+      resolution: null,
+      compellingEvidenceProcessorStatus: null,
     });
   });
 

@@ -242,6 +242,8 @@ describe('normalizeCase', () => {
       network: 'visa',
       networkReasonCode: '10.4',
       processorStatus: 'Merchant',
+      resolution: null,
+      compellingEvidenceProcessorStatus: null,
     });
   });
 
