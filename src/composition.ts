@@ -4,6 +4,7 @@ import { type Database, type Db, openDatabase } from './db/client.js';
 import { type DocumentLinks, linksFor } from './documents/links.js';
 import { configureRenderThreads } from './documents/render-pool.js';
 import type { AccountScheduler } from './features/accounts/connected-accounts.js';
+import type { AlertRefunder } from './features/alerts/refund-dispatch.js';
 import { DisputeObjectCache } from './features/disputes/object-cache.js';
 import { createProductImageFetcher } from './features/disputes/product-images.js';
 import { postgresFileStorage } from './features/files/storage.js';
@@ -13,6 +14,7 @@ import type { RemovalDispatcher } from './features/personal-data/removal.js';
 import type { Submitter } from './features/submissions/port.js';
 import type { DeliveryDispatcher } from './features/webhooks/relay.js';
 import { createQueueAccountScheduler } from './jobs/account-scheduler.js';
+import { createQueueAlertRefunder } from './jobs/alert-refunder.js';
 import { openQueues, type Queues } from './jobs/catalog.js';
 import { createQueueDeliveryDispatcher } from './jobs/delivery-dispatcher.js';
 import { createQueueRefreshDispatcher } from './jobs/refresh-dispatcher.js';
@@ -51,6 +53,7 @@ export interface QueuePorts {
   refresher: RefreshDispatcher;
   deliveries: DeliveryDispatcher;
   scheduler: AccountScheduler;
+  alertRefunds: AlertRefunder;
 }
 
 export function queuePorts(deps: {
@@ -66,6 +69,7 @@ export function queuePorts(deps: {
     refresher: createQueueRefreshDispatcher({ queues }),
     deliveries: createQueueDeliveryDispatcher(queues),
     scheduler: createQueueAccountScheduler(queues),
+    alertRefunds: createQueueAlertRefunder({ queues, logger }),
   };
 }
 
@@ -198,6 +202,7 @@ export async function composeProcess(
         submitter: ports.submitter,
         removals: ports.removals,
         refresher: ports.refresher,
+        alertRefunds: ports.alertRefunds,
         readiness: readinessOf({ db: database.db, redis }),
         disputeObjects: new DisputeObjectCache(),
         logger,

@@ -16,6 +16,7 @@ import { documentPolicy, securityHeaders } from './middleware/security-headers.j
 import { readUpload } from './middleware/upload.js';
 import { resolveVersion, versionOf } from './middleware/version.js';
 import { openApiPath, serveOpenApi } from './openapi.js';
+import { refundAlertEndpoint } from './routes/alerts/refund.js';
 import { acceptDisputeEndpoint } from './routes/disputes/accept.js';
 import { createDisputeEndpoint } from './routes/disputes/create.js';
 import { listDisputesEndpoint } from './routes/disputes/list.js';
@@ -91,6 +92,7 @@ export const endpoints: readonly Endpoint[] = [
   fileContentsEndpoint,
   deleteFileEndpoint,
   disputeStatsEndpoint,
+  refundAlertEndpoint,
 ];
 
 const healthPath = '/healthz';

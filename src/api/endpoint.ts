@@ -5,6 +5,7 @@ import type { DocumentLinks } from '../documents/links.js';
 import type { DocumentLimits } from '../domain/document-size.js';
 import type { ApiError, ErrorType } from '../domain/errors.js';
 import { parseInput } from '../domain/parse-input.js';
+import type { AlertRefunder } from '../features/alerts/refund-dispatch.js';
 import type { DisputeObjectCache } from '../features/disputes/object-cache.js';
 import type { ProductImageFetcher } from '../features/disputes/product-images.js';
 import type { FileStorage } from '../features/files/storage.js';
@@ -33,6 +34,8 @@ export interface AppDeps {
   removals: RemovalDispatcher;
   /** Hands disputes a processor's push named to `refreshDispute` jobs. */
   refresher: RefreshDispatcher;
+  /** Hands alerts to their refund jobs: a refund by hand whose processor call must be tried again. */
+  alertRefunds: AlertRefunder;
   /** Whether Postgres and Redis answer (GET /readyz). */
   readiness: Readiness;
   disputeObjects: DisputeObjectCache;
@@ -116,7 +119,8 @@ export type ResponseObject =
   | 'file'
   | 'fileList'
   | 'deletedFile'
-  | 'disputeStats';
+  | 'disputeStats'
+  | 'alert';
 
 /** An operation of the OpenAPI document (api/openapi.ts), beyond what its schemas say. */
 export interface EndpointDocs {

@@ -2,6 +2,7 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { apiVersions } from '../domain/versions.js';
 import type { ResponseObject } from './endpoint.js';
+import { alertObjectSchema } from './openapi-alerts.js';
 import {
   deletedFileSchema,
   deletedTemplateSchema,
@@ -111,6 +112,7 @@ export function registerComponents(registry: OpenAPIRegistry, names: ComponentNa
       fileList: names.name('FileList', listOf(file)),
       deletedFile: names.name('DeletedFile', deletedFileSchema),
       disputeStats: names.name('DisputeStats', disputeStatsSchema),
+      alert: names.name('Alert', alertObjectSchema),
     } satisfies Record<ResponseObject, z.ZodType>,
     /** Request bodies by validator, so that PUT and POST /disputes/:id share one. */
     bodies: new Map<z.ZodType, z.ZodType>(),

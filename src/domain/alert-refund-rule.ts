@@ -65,7 +65,8 @@ export function refundRefusal(alert: RefundableAlert): string | null {
     case 'open':
       break;
   }
-  if (!alert.actionable) return 'The alert is not actionable: the processor no longer offers a refund for it.';
+  if (!alert.actionable)
+    return 'The alert is not actionable: the processor no longer offers a refund for it.';
   if (alert.charge === null) return 'The alert names no charge to refund.';
   return null;
 }

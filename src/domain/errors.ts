@@ -24,6 +24,7 @@ export const errorStatus = {
   invalid_evidence_files: 400,
   invalid_file: 400,
   file_not_found: 404,
+  alert_not_found: 404,
   invalid_request: 400,
   /**
    * Issue 19: an `Idempotency-Key` sent before with another request, or whose first request changed data
@@ -98,4 +99,5 @@ export const notFound = {
     new ApiError('webhook_endpoint_not_found', `No webhook endpoint with id '${id}'.`),
   event: (id: string) => new ApiError('event_not_found', `No event with id '${id}'.`),
   file: (id: string) => new ApiError('file_not_found', `No file with id '${id}'.`),
+  alert: (id: string) => new ApiError('alert_not_found', `No alert with id '${id}'.`),
 };

@@ -43,6 +43,11 @@ export const retryPolicies = {
    * blip); the processor call's transient failures go on as the attempt's `submission`.
    */
   queuedSubmission: { attempts: 8, backoff: 'processor', baseMs: 2000 },
+  /**
+   * Refunding one alert's charge (docs/architecture.md, "Alert refunds exactly once"): 10 tries, some 17
+   * minutes, all under the same idempotency key; a failure of the last is recorded as `refund_failed`.
+   */
+  alertRefund: { attempts: 10, backoff: 'processor', baseMs: 2000 },
   /** Fetching one dispute a processor's push named. */
   refresh: { attempts: 5, backoff: 'processor', baseMs: 2000 },
   /** A personal-data removal waiting for submissions in flight: about every 5 minutes, for some 3 hours. */

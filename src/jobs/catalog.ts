@@ -67,6 +67,23 @@ export const jobCatalog = {
     // Jittered, so jobs that failed together (a batch, a database blip) do not all return together.
     retry: retryPolicies.queuedSubmission,
   }),
+  /**
+   * Refund one alert's charge through its processor (features/alerts/refunds.ts): on the submission queue,
+   * beside the other calls that change something at a processor. The id is the alert's, so kicks, the
+   * sweep and a request's retry make one job; the executor's lease and key make one refund.
+   */
+  refundAlert: define({
+    queue: 'submission',
+    payload: z.object({ alertUid: uid }),
+    jobId: ({ alertUid }) => `alert-refund-${alertUid}`,
+    retry: retryPolicies.alertRefund,
+  }),
+  /** The alert refund sweep: alerts the rule covers, and refunds started and unfinished, get their job. */
+  sweepAlertRefunds: define({
+    queue: 'deadline',
+    payload: z.object({}),
+    retry: retryPolicies.sweep,
+  }),
   /** The deadline sweep: due queued disputes, unfinished submissions and deliveries, due-soon and overdue. */
   sweepDeadlines: define({
     queue: 'deadline',

@@ -88,6 +88,8 @@ export async function syncSchedules(db: Db, queues: Queues, settings: ScheduleSe
     { id: 'deadline-sweep', everyMs: settings.deadlineSweepMs, name: 'sweepDeadlines' as const },
     { id: 'outbox-relay', everyMs: settings.relaySweepMs, name: 'relayEvents' as const },
     { id: 'idempotency-sweep', everyMs: idempotencySweepMs, name: 'sweepIdempotencyKeys' as const },
+    // The safety net of automatic refunds, as often as the deadline sweep (docs/operations.md, "Alert refunds").
+    { id: 'alert-refund-sweep', everyMs: settings.deadlineSweepMs, name: 'sweepAlertRefunds' as const },
   ];
   for (const { id, everyMs, name } of fixed) {
     const existing = await queues.byName[jobCatalog[name].queue].getJobScheduler(id);

@@ -18,6 +18,9 @@ export const templateIdParameter: PathParameter = {
   notFound: (id) => notFound.template(id, false),
 };
 
+/** An alert's id is its processor's (docs/api.md, "Alerts"). */
+export const alertIdParameter: PathParameter = { schema: clientId, notFound: notFound.alert };
+
 /** An id this service minted (`we_…`, `evt_…`). */
 function mintedId(prefix: string, description: string, unknown: (id: string) => ApiError): PathParameter {
   const schema = z.string().regex(new RegExp(`^${prefix}_[0-9a-z]{20}$`));

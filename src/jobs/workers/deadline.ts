@@ -3,6 +3,7 @@ import { sweepIdempotencyKeys } from '../../features/idempotency/keys.js';
 import { carryOutRemoval } from '../../features/personal-data/removal.js';
 import { createQueueRemovalDispatcher } from '../removal-dispatcher.js';
 import { createQueueSubmitter } from '../submitter.js';
+import { alertRefundSweepHandlers } from './alert-refunds.js';
 import { type Handlers, PermanentJobError } from './define-worker.js';
 import type { EngineDeps } from './deps.js';
 
@@ -22,6 +23,7 @@ export function deadlineHandlers(deps: EngineDeps): Handlers<'deadline'> {
   });
   const removals = createQueueRemovalDispatcher(deps);
   return {
+    ...alertRefundSweepHandlers(deps),
     async sweepDeadlines(_payload, { log }) {
       const report = await sweepDeadlines({
         db: deps.db,

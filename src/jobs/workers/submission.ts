@@ -6,6 +6,7 @@ import type { SubmissionResult } from '../../features/submissions/port.js';
 import { type JobAttempt, queuedAfterFailure } from '../../features/submissions/records.js';
 import { SubmissionRunner } from '../../features/submissions/runner.js';
 import { createQueueSubmitter } from '../submitter.js';
+import { alertRefundHandlers } from './alert-refunds.js';
 import { failedTry, type Handlers, PermanentJobError } from './define-worker.js';
 import type { EngineDeps } from './deps.js';
 
@@ -48,6 +49,7 @@ export function submissionHandlers(deps: EngineDeps): Handlers<'submission'> {
   }
 
   return {
+    ...alertRefundHandlers(deps),
     async submit({ submissionId }, { attempt }) {
       return settle(submissionId, await runner.run(submissionId, jobAttempt(attempt)));
     },

@@ -1,3 +1,4 @@
+import type { RefundChargeRequest, RefundChargeResult } from '../alert-types.js';
 import { documentOnly } from '../evidence-limits.js';
 import { checkEvidenceLimits, sentAttached, sentDocument, slottedFiles } from '../slot-uploads.js';
 import type {
@@ -10,6 +11,7 @@ import type {
   SubmitEvidenceResult,
 } from '../types.js';
 import { ProcessorError } from '../types.js';
+import { MockRefunds } from './refunds.js';
 import { MockDisputeWorld } from './world.js';
 
 /**
@@ -50,7 +52,7 @@ export class MockAdapter implements ProcessorAdapter {
     push: false,
     kinds: ['chargeback', 'retrieval'],
     alerts: false,
-    refund: false,
+    refund: true,
   };
   /** Accepted submissions by idempotency key: what the processor holds. */
   readonly accepted = new Map<string, RecordedSubmission>();
@@ -61,6 +63,12 @@ export class MockAdapter implements ProcessorAdapter {
 
   constructor(options: { world?: MockDisputeWorld } = {}) {
     this.world = options.world ?? new MockDisputeWorld();
+  }
+
+  /** The refunds of alerts (mock/refunds.ts). */
+  readonly refunds = new MockRefunds();
+  refundCharge(request: RefundChargeRequest): Promise<RefundChargeResult> {
+    return this.refunds.refundCharge(request);
   }
 
   listDisputes(request: ListDisputesRequest): Promise<DisputePage> {
