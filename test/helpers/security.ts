@@ -36,6 +36,7 @@ export const contractErrorStatus: Record<string, readonly number[]> = {
   invalid_evidence_files: [400],
   invalid_file: [400],
   file_not_found: [404],
+  alert_not_found: [404],
   invalid_request: [400],
   not_found: [404],
   method_not_allowed: [405],

@@ -34,6 +34,10 @@ describe('syncSchedules', () => {
       every: 3_600_000,
       name: 'sweepIdempotencyKeys',
     });
+    expect(await queues.byName.deadline.getJobScheduler('alert-refund-sweep')).toMatchObject({
+      every: 300_000,
+      name: 'sweepAlertRefunds',
+    });
 
     const upserts = [
       vi.spyOn(queues.byName.deadline, 'upsertJobScheduler'),

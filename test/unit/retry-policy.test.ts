@@ -42,6 +42,11 @@ const rows: [kind: keyof typeof retryPolicies, outcome: TryOutcome, attempt: num
   ['submission', transient(7), 12, 'fail'],
   ['queuedSubmission', transient(), 7, [64_000, 128_000]],
   ['queuedSubmission', transient(), 8, 'fail'],
+  // An alert's refund: 10 tries under one key, then refund_failed (docs/architecture.md, "Alert refunds exactly once").
+  ['alertRefund', transient(), 1, [1000, 2000]],
+  ['alertRefund', transient(), 9, [256_000, 512_000]],
+  ['alertRefund', transient(), 10, 'fail'],
+  ['alertRefund', permanent, 1, 'fail'],
   ['refresh', transient(), 4, [8000, 16_000]],
   ['refresh', transient(), 5, 'fail'],
   ['refresh', permanent, 1, 'fail'],
