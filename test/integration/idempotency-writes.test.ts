@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpoints } from '../../src/api/app.js';
 import { idempotencyKeys } from '../../src/db/schema/index.js';
+import { insertAlert } from '../helpers/alert-refunds.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import {
   createTestDispute,
@@ -157,6 +158,11 @@ const writes: Write[] = [
       });
       return { path: `/v1/files/${answer.body.id}` };
     },
+  },
+  {
+    method: 'POST',
+    pattern: '/alerts/:id/refund',
+    prepare: async () => ({ path: `/v1/alerts/${(await insertAlert(api.db.db, tenant.org)).id}/refund` }),
   },
 ];
 
