@@ -92,6 +92,11 @@ describe('POST /v1/alerts/:id/refund', () => {
     ],
     ['without a charge', { charge: null }, 'The alert names no charge to refund.'],
     [
+      'of a processor without a refund call',
+      { processor: 'adyen' },
+      'adyen offers no refund through its API: refund the charge in its dashboard.',
+    ],
+    [
       'disputed',
       { outcome: 'disputed' as const },
       'A dispute arrived for this charge: answer the dispute instead.',
