@@ -157,6 +157,14 @@ export const disputeObject = describing<DisputeObject>()(
         .string()
         .nullable()
         .meta({ description: "The processor's own word for the dispute's status, as it reports it." }),
+      resolution: z.enum(['rdr', 'alert_refund']).nullable().meta({
+        description:
+          "The pre-dispute program that resolved the dispute: `rdr` (Visa's Rapid Dispute Resolution, as the processor reports it) or `alert_refund` (this service refunded its alert); null otherwise.",
+      }),
+      alert: z.string().nullable().meta({
+        description:
+          'The id of the alert raised for the same charge, linked whichever came first (docs/api.md, "Alerts"); null when none.',
+      }),
       account: z
         .string()
         .nullable()

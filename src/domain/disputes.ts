@@ -45,6 +45,10 @@ export interface DisputeRecord {
   network: string | null;
   networkReasonCode: string | null;
   processorStatus: string | null;
+  /** The pre-dispute program that resolved it: the processor's `rdr`, or this service's `alert_refund`. */
+  resolution: string | null;
+  /** The alert (its id) raised for the same charge, linked whichever came first (docs/api.md, "Alerts"). */
+  alert: string | null;
   accountId: string | null;
   referenceUrl: string | null;
   createdAt: Date;
@@ -126,6 +130,8 @@ export function toDisputeObject(
     network: dispute.network,
     network_reason_code: dispute.networkReasonCode,
     processor_status: dispute.processorStatus,
+    resolution: dispute.resolution,
+    alert: dispute.alert,
     account: dispute.account,
     reference_url: dispute.referenceUrl,
     livemode: dispute.livemode,

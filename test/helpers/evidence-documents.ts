@@ -58,6 +58,8 @@ export function bareDispute(overrides: Partial<DisputeRecord> = {}): DisputeReco
     network: null,
     networkReasonCode: null,
     processorStatus: null,
+    resolution: null,
+    alert: null,
     accountId: null,
     referenceUrl: null,
     createdAt: new Date('2026-10-02T00:00:05Z'),

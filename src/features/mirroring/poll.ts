@@ -6,6 +6,7 @@ import type { AdapterRegistry } from '../../processors/registry.js';
 import { ProcessorError } from '../../processors/types.js';
 import type { SecretBox } from '../../secrets.js';
 import { AccountUnusableError, connectionOf } from '../accounts/connections.js';
+import { type AlertPollResult, pollAlerts } from '../alerts/poll.js';
 import { mirrorPage } from './write.js';
 
 /**
@@ -43,8 +44,11 @@ export interface PollTotals {
 
 export type PollResult =
   | { outcome: 'skipped'; reason: 'gone' | 'disabled' }
-  /** `more`: the run stopped at its page limit with changes still waiting. */
-  | ({ outcome: 'polled'; more: boolean } & PollTotals)
+  /**
+   * `more`: the run stopped at its page limit with changes still waiting. `alerts`: how the account's
+   * alerts were polled after its disputes (features/alerts/poll.ts); their failure fails no dispute.
+   */
+  | ({ outcome: 'polled'; more: boolean; alerts: AlertPollResult } & PollTotals)
   /** Another run moved the cursor meanwhile; this one stopped without writing its page. */
   | ({ outcome: 'stale' } & PollTotals);
 
@@ -62,6 +66,7 @@ export async function pollAccount(
   if (account.status !== 'active') return { outcome: 'skipped', reason: 'disabled' };
 
   const totals: PollTotals = { pages: 0, created: 0, updated: 0, closed: 0, unchanged: 0, foreign: [] };
+  let more = true;
   try {
     const adapter = usableAdapter(deps.adapters, account.processor);
     const connection = connectionOf(deps.secrets, account);
@@ -85,15 +90,25 @@ export async function pollAccount(
       totals.unchanged += result.unchanged;
       totals.foreign.push(...result.foreign);
       cursor = listed.nextCursor;
-      if (!listed.hasMore) return { outcome: 'polled', more: false, ...totals };
+      if (!listed.hasMore) {
+        more = false;
+        break;
+      }
       if (!prefetch) break;
       listing = prefetch;
     }
-    return { outcome: 'polled', more: true, ...totals };
   } catch (error) {
     await recordFailure(deps.db, account.uid, error);
     throw error;
   }
+  const alerts = await pollAlerts(
+    deps,
+    account,
+    deps.adapters.forAccount(account),
+    connectionOf(deps.secrets, account),
+    options,
+  );
+  return { outcome: 'polled', more, alerts, ...totals };
 }
 
 function usableAdapter(adapters: AdapterRegistry, processor: string) {

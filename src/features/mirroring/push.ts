@@ -8,6 +8,7 @@ import type { AdapterRegistry } from '../../processors/registry.js';
 import { ProcessorError, PushRejectedError } from '../../processors/types.js';
 import type { SecretBox } from '../../secrets.js';
 import { AccountUnusableError, connectionOf } from '../accounts/connections.js';
+import { mirrorAlerts } from '../alerts/mirror.js';
 import { mirrorDisputes } from './write.js';
 
 /**
@@ -18,6 +19,8 @@ import { mirrorDisputes } from './write.js';
  *   itself is only a hint; the fetch is the truth).
  * - Processors that only push (Adyen, Worldpay): the push describes the dispute in full, and it is written
  *   at once, in the request's transaction, with its events.
+ * - Alerts a push describes (Stripe's early fraud warnings, Adyen's fraud notifications) are written at once
+ *   too, as unordered news (features/alerts/mirror.ts).
  * A push that does not verify is refused with 400 and changes nothing; a failure on our side answers 5xx,
  * which processors retry.
  */
@@ -105,8 +108,17 @@ export async function receivePush(deps: PushDeps, push: PushReceived): Promise<P
       throw new ApiError('unavailable', 'This account is paused; send the push again later.');
     }
   }
+  // Alerts after disputes, in a transaction of their own: a failure answers 5xx and the processor sends the
+  // push again, which writes the disputes' part as a repeat (nothing) and the alerts' part then.
+  const alerts = result.alerts ?? [];
+  if (alerts.length > 0 && (await mirrorAlerts(deps.db, account, alerts)).outcome === 'stale') {
+    throw new ApiError('unavailable', 'This account is paused; send the push again later.');
+  }
   if (result.refresh.length > 0) await deps.refresher.refresh(account.uid, result.refresh);
-  log.debug({ written: result.disputes.length, refresh: result.refresh.length }, 'push received');
+  log.debug(
+    { written: result.disputes.length, alerts: alerts.length, refresh: result.refresh.length },
+    'push received',
+  );
   return result.reply ?? { contentType: 'application/json', body: JSON.stringify({ received: true }) };
 }
 

@@ -6,7 +6,8 @@ import { latestById } from '../../domain/mirrored-changes.js';
 import { serviceLocalStates } from '../../domain/states.js';
 import type { Logger } from '../../logger.js';
 import type { DisputeAttribute, NormalizedDispute } from '../../processors/types.js';
-import { recordDisputeEvents } from '../webhooks/events.js';
+import { linkByCharges, withLinks } from '../alerts/link.js';
+import { recordAlertEvents, recordDisputeEvents } from '../webhooks/events.js';
 import { lockStoredRows, type StoredRow, upsertPage } from './upsert.js';
 
 /**
@@ -153,7 +154,10 @@ async function writePage(
   if (unique.length === 0) return { outcome: 'mirrored', ...nothingWritten, foreign: [] };
   const stored = before ?? (await lockStoredRows(tx, account, unique));
   const { events, ...counts } = await upsertPage(tx, account, unique, stored, ordered, options);
-  await recordDisputeEvents(tx, events);
+  // A dispute written links to its charge's alert, whichever came first (docs/api.md, "Alerts").
+  const charges = events.flatMap(({ dispute }) => (dispute.charge === null ? [] : [dispute.charge]));
+  const linked = withLinks({ alerts: [], disputes: events }, await linkByCharges(tx, account, charges));
+  await Promise.all([recordDisputeEvents(tx, linked.disputes), recordAlertEvents(tx, linked.alerts)]);
   return { outcome: 'mirrored', ...counts };
 }
 

@@ -115,6 +115,8 @@ export function benchDispute(
     pastPayments: [],
     evidenceFiles: [],
     ...charge,
+    resolution: null,
+    alert: null,
     accountId: null,
     referenceUrl: withEvidence ? 'https://crm.example.com/tickets/4821' : null,
     createdAt,
