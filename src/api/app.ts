@@ -17,6 +17,7 @@ import { readUpload } from './middleware/upload.js';
 import { resolveVersion, versionOf } from './middleware/version.js';
 import { openApiPath, serveOpenApi } from './openapi.js';
 import { refundAlertEndpoint } from './routes/alerts/refund.js';
+import { listAlertsEndpoint, retrieveAlertEndpoint } from './routes/alerts.js';
 import { acceptDisputeEndpoint } from './routes/disputes/accept.js';
 import { createDisputeEndpoint } from './routes/disputes/create.js';
 import { listDisputesEndpoint } from './routes/disputes/list.js';
@@ -93,6 +94,8 @@ export const endpoints: readonly Endpoint[] = [
   deleteFileEndpoint,
   disputeStatsEndpoint,
   refundAlertEndpoint,
+  listAlertsEndpoint,
+  retrieveAlertEndpoint,
 ];
 
 const healthPath = '/healthz';

@@ -120,7 +120,8 @@ export type ResponseObject =
   | 'fileList'
   | 'deletedFile'
   | 'disputeStats'
-  | 'alert';
+  | 'alert'
+  | 'alertList';
 
 /** An operation of the OpenAPI document (api/openapi.ts), beyond what its schemas say. */
 export interface EndpointDocs {

@@ -78,6 +78,7 @@ export function registerComponents(registry: OpenAPIRegistry, names: ComponentNa
   const webhookEndpoint = names.name('WebhookEndpoint', webhookEndpointSchema);
   const event = names.name('Event', eventObjectSchema);
   const file = names.name('File', fileObjectSchema);
+  const alert = names.name('Alert', alertObjectSchema);
   return {
     names,
     headers: {
@@ -112,7 +113,8 @@ export function registerComponents(registry: OpenAPIRegistry, names: ComponentNa
       fileList: names.name('FileList', listOf(file)),
       deletedFile: names.name('DeletedFile', deletedFileSchema),
       disputeStats: names.name('DisputeStats', disputeStatsSchema),
-      alert: names.name('Alert', alertObjectSchema),
+      alert,
+      alertList: names.name('AlertList', listOf(alert)),
     } satisfies Record<ResponseObject, z.ZodType>,
     /** Request bodies by validator, so that PUT and POST /disputes/:id share one. */
     bodies: new Map<z.ZodType, z.ZodType>(),

@@ -278,7 +278,11 @@ export const eventObjectSchema = describing<EventObject>()(
     object: z.literal('event'),
     id: z.string(),
     type: z.enum(eventTypes),
-    dispute: z.string().nullable(),
+    dispute: z.string().nullable().meta({
+      description:
+        "The dispute's id; for an alert event, the alert's linked dispute (null until one arrives).",
+    }),
+    alert: z.string().nullable().meta({ description: "An alert event's alert id; null for other events." }),
     created: timestamp,
     deliveries: z.array(delivery),
     livemode,

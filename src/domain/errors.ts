@@ -11,6 +11,8 @@ export const errorStatus = {
   response_not_found: 404,
   webhook_endpoint_not_found: 404,
   event_not_found: 404,
+  /** Issue 20: an unknown alert id, or another organisation's or mode's (docs/api.md, "Alerts"). */
+  alert_not_found: 404,
   dispute_closed: 400,
   dispute_overdue: 400,
   dispute_submitted: 400,

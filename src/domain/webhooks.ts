@@ -60,6 +60,8 @@ export function endpointVersion(stored: string): ApiVersion {
 export const payloadAttributes = [
   'id',
   'charge',
+  /** An alert's linked dispute (alert events name the alert as `alert` and its dispute as `dispute`). */
+  'dispute',
   'account_id',
   'evidence',
   'response_document',
@@ -84,13 +86,26 @@ export interface WebhookSource {
 
 /**
  * The webhook body for an endpoint on `version`: `{id, type, object, livemode, dispute, charge,
- * account_id}`, plus the names of before 2017-10-30 (`dispute_id`, `external_charge`, `user_id`) for
+ * account_id}` (alert events add `alert` before them: docs/api.md, "Payload"), plus the names of before 2017-10-30 (`dispute_id`, `external_charge`, `user_id`) for
  * endpoints on older versions. A `test` event carries only the first four.
  */
 export function webhookPayload(source: WebhookSource, version: ApiVersion): Record<string, unknown> {
   const head = { id: source.deliveryId, type: source.type, object: 'webhook', livemode: source.livemode };
   if (source.type === 'test') return head;
   const { data } = source;
+  if (isAlertEvent(source.type)) {
+    // An alert event names the alert, and the dispute linked to it (null until one arrives): never the
+    // alert's id as `dispute`, in any version.
+    return {
+      ...head,
+      alert: nullableString(data.id),
+      ...referenceNames(version, {
+        dispute: nullableString(data.dispute),
+        charge: nullableString(data.charge),
+        account_id: null,
+      }),
+    };
+  }
   const names = referenceNames(version, {
     dispute: nullableString(data.id),
     charge: nullableString(data.charge),
@@ -105,6 +120,9 @@ export function webhookPayload(source: WebhookSource, version: ApiVersion): Reco
     files: source.files ?? [],
   };
 }
+
+/** The events about an alert rather than a dispute (docs/api.md, "Alerts"). */
+export const isAlertEvent = (type: string) => type.startsWith('alert.');
 
 const nullableString = (value: unknown) => (typeof value === 'string' ? value : null);
 

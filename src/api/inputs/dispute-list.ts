@@ -34,8 +34,8 @@ function oneOrMany<T extends z.ZodType>(item: T, description: string) {
     .meta({ description });
 }
 
-/** A filter on one attribute: the disputes whose attribute is any of the values. */
-const anyOf = <T extends z.ZodType>(item: T, description: string) =>
+/** A filter on one attribute: the objects whose attribute is any of the values (alerts' filters too). */
+export const anyOf = <T extends z.ZodType>(item: T, description: string) =>
   oneOrMany(item, `${description} Repeat it for any of several.`);
 
 const bounds = ['gte', 'gt', 'lte', 'lt'] as const;

@@ -14,9 +14,15 @@ export type EventRow = typeof events.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
 export interface LoggedEvent {
-  event: Pick<EventRow, 'id' | 'type' | 'livemode' | 'createdAt'> & { disputeId: string | null };
+  event: Pick<EventRow, 'id' | 'type' | 'livemode' | 'createdAt'> & {
+    disputeId: string | null;
+    alertId: string | null;
+  };
   deliveries: DeliveryRow[];
 }
+
+/** An alert event's snapshot is the alert (docs/api.md, "The event object"); its dispute is the linked one. */
+const isAlertEvent = sql`${events.type} like 'alert.%'`;
 
 /** The dispute's id, not its whole snapshot: a page of events stays small whatever the evidence weighs. */
 const eventColumns = {
@@ -24,7 +30,10 @@ const eventColumns = {
   type: events.type,
   livemode: events.livemode,
   createdAt: events.createdAt,
-  disputeId: sql<string | null>`${events.data}->>'id'`,
+  disputeId: sql<
+    string | null
+  >`case when ${isAlertEvent} then ${events.data}->>'dispute' else ${events.data}->>'id' end`,
+  alertId: sql<string | null>`case when ${isAlertEvent} then ${events.data}->>'id' end`,
 };
 
 export async function listEvents(db: Db, tenant: Tenant, query: PageQuery & { type?: EventType }) {

@@ -56,6 +56,7 @@ export function eventObject(logged: LoggedEvent, url = eventPath(logged.event.id
     id: event.id,
     type: event.type,
     dispute: event.disputeId,
+    alert: event.alertId,
     created: formatTimestamp(event.createdAt),
     deliveries: logged.deliveries.map((delivery) => ({
       id: delivery.id,

@@ -1,4 +1,9 @@
-import type { RefundChargeRequest, RefundChargeResult } from '../alert-types.js';
+import type {
+  AlertPage,
+  ListAlertsRequest,
+  RefundChargeRequest,
+  RefundChargeResult,
+} from '../alert-types.js';
 import { documentOnly } from '../evidence-limits.js';
 import { checkEvidenceLimits, sentAttached, sentDocument, slottedFiles } from '../slot-uploads.js';
 import type {
@@ -11,6 +16,7 @@ import type {
   SubmitEvidenceResult,
 } from '../types.js';
 import { ProcessorError } from '../types.js';
+import { MockAlertWorld } from './alerts.js';
 import { MockRefunds } from './refunds.js';
 import { MockDisputeWorld } from './world.js';
 
@@ -51,7 +57,7 @@ export class MockAdapter implements ProcessorAdapter {
     pastPayments: false,
     push: false,
     kinds: ['chargeback', 'retrieval'],
-    alerts: false,
+    alerts: true,
     refund: true,
   };
   /** Accepted submissions by idempotency key: what the processor holds. */
@@ -60,9 +66,12 @@ export class MockAdapter implements ProcessorAdapter {
   calls = 0;
   /** The disputes of the accounts connected to the mock processor, which mirroring lists. */
   readonly world: MockDisputeWorld;
+  /** The accounts' alerts, which mirroring lists after their disputes (mock/alerts.ts). */
+  readonly alerts: MockAlertWorld;
 
-  constructor(options: { world?: MockDisputeWorld } = {}) {
+  constructor(options: { world?: MockDisputeWorld; alerts?: MockAlertWorld } = {}) {
     this.world = options.world ?? new MockDisputeWorld();
+    this.alerts = options.alerts ?? new MockAlertWorld();
   }
 
   /** The refunds of alerts (mock/refunds.ts). */
@@ -73,6 +82,10 @@ export class MockAdapter implements ProcessorAdapter {
 
   listDisputes(request: ListDisputesRequest): Promise<DisputePage> {
     return this.world.listDisputes(request);
+  }
+
+  listAlerts(request: ListAlertsRequest): Promise<AlertPage> {
+    return this.alerts.listAlerts(request);
   }
 
   /** Disputes refused once already (`ch_mock_refuse_once`), and submissions failed once (`ch_mock_flaky`). */
