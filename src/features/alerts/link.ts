@@ -1,10 +1,11 @@
-import { and, asc, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
+import { type Column, getTableColumns, sql } from 'drizzle-orm';
+import { toSnakeCase } from 'drizzle-orm/casing';
 import type { Tx } from '../../db/client.js';
-import { anyOf } from '../../db/schema/columns.js';
 import { alerts, disputes } from '../../db/schema/index.js';
+import { statement } from '../../db/statements.js';
 import type { DisputeRow } from '../disputes/records.js';
 import { loadTemplates } from '../disputes/records.js';
-import { ownedBy, type Tenant } from '../tenancy.js';
+import type { Tenant } from '../tenancy.js';
 import type { AlertEvent, DisputeEvent } from '../webhooks/events.js';
 import type { AlertRow } from './upsert.js';
 
@@ -33,44 +34,17 @@ export interface Linked {
 export async function linkByCharges(tx: Tx, tenant: Tenant, charges: readonly string[]): Promise<Linked> {
   const unique = [...new Set(charges)];
   if (unique.length === 0) return { alerts: [], disputes: [] };
-
-  const firstDispute = tx
-    .selectDistinctOn([disputes.charge], { charge: disputes.charge, id: disputes.id })
-    .from(disputes)
-    .where(and(ownedBy(disputes, tenant), anyOf(disputes.charge, unique, 'text')))
-    .orderBy(asc(disputes.charge), asc(disputes.createdAt), asc(disputes.id))
-    .as('first_dispute');
-  const linkedAlerts = await tx
-    .update(alerts)
-    .set({
-      dispute: sql`${firstDispute.id}`,
-      outcome: sql`case when ${alerts.outcome} in ('open', 'ignored')
-        and (${alerts.refundClaimedUntil} is null or ${alerts.refundClaimedUntil} < now())
-        then 'disputed' else ${alerts.outcome} end`,
-      updatedAt: sql`now()`,
-    })
-    .from(firstDispute)
-    .where(and(ownedBy(alerts, tenant), eq(alerts.charge, firstDispute.charge), isNull(alerts.dispute)))
-    .returning(getTableColumns(alerts));
-
-  const firstAlert = tx
-    .selectDistinctOn([alerts.charge], { charge: alerts.charge, id: alerts.id, outcome: alerts.outcome })
-    .from(alerts)
-    .where(and(ownedBy(alerts, tenant), anyOf(alerts.charge, unique, 'text')))
-    .orderBy(asc(alerts.charge), sql`coalesce(${alerts.reportedAt}, ${alerts.createdAt})`, asc(alerts.id))
-    .as('first_alert');
-  const linkedDisputes: DisputeRow[] = await tx
-    .update(disputes)
-    .set({
-      alert: sql`${firstAlert.id}`,
-      resolution: sql`case when ${firstAlert.outcome} = 'refunded'
-        then coalesce(${disputes.resolution}, 'alert_refund') else ${disputes.resolution} end`,
-      updatedAt: sql`now()`,
-    })
-    .from(firstAlert)
-    .where(and(ownedBy(disputes, tenant), eq(disputes.charge, firstAlert.charge), isNull(disputes.alert)))
-    .returning(getTableColumns(disputes));
-
+  const [row] = await link.run(tx, {
+    orgId: tenant.orgId,
+    livemode: tenant.livemode,
+    charges: JSON.stringify(unique),
+  });
+  const linkedAlerts = ((row?.alerts ?? []) as Record<string, unknown>[]).map((raw) =>
+    fromJson<AlertRow>(alertColumns, raw),
+  );
+  const linkedDisputes = ((row?.disputes ?? []) as Record<string, unknown>[]).map((raw) =>
+    fromJson<DisputeRow>(disputeColumns, raw),
+  );
   const templates = await loadTemplates(tx, linkedDisputes);
   return {
     alerts: linkedAlerts,
@@ -81,6 +55,60 @@ export async function linkByCharges(tx: Tx, tenant: Tenant, charges: readonly st
     })),
   };
 }
+
+const alertColumns = Object.entries(getTableColumns(alerts));
+const disputeColumns = Object.entries(getTableColumns(disputes));
+
+/** A row as `to_jsonb` gives it (snake_case keys, timestamps as text), as drizzle would have mapped it. */
+function fromJson<T>(columns: [string, Column][], raw: Record<string, unknown>): T {
+  const row: Record<string, unknown> = {};
+  for (const [key, column] of columns) {
+    const value = raw[toSnakeCase(key)];
+    row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+  }
+  return row as T;
+}
+
+/**
+ * Both sides in one statement (a mirrored page stays a fixed number of statements): its parts see the
+ * same snapshot, so the disputes read each alert's outcome as it was before this statement (`refunded`
+ * is never changed by it anyway).
+ */
+const charges = sql`(select jsonb_array_elements_text(${sql.placeholder('charges')}::jsonb))`;
+const tenantOf = (orgId: unknown, livemode: unknown) =>
+  sql`${orgId} = ${sql.placeholder('orgId')} and ${livemode} = ${sql.placeholder('livemode')}`;
+const link = statement<{ orgId: string; livemode: boolean; charges: string }>(sql`
+  with first_dispute as (
+    select distinct on (${disputes.charge}) ${disputes.charge} as charge, ${disputes.id} as id from ${disputes}
+    where ${tenantOf(disputes.orgId, disputes.livemode)} and ${disputes.charge} in ${charges}
+    order by ${disputes.charge}, ${disputes.createdAt}, ${disputes.id}
+  ), first_alert as (
+    select distinct on (${alerts.charge}) ${alerts.charge} as charge, ${alerts.id} as id, ${alerts.outcome} as outcome
+    from ${alerts}
+    where ${tenantOf(alerts.orgId, alerts.livemode)} and ${alerts.charge} in ${charges}
+    order by ${alerts.charge}, coalesce(${alerts.reportedAt}, ${alerts.createdAt}), ${alerts.id}
+  ), linked_alerts as (
+    update ${alerts} set dispute = first_dispute.id,
+      outcome = case when ${alerts.outcome} in ('open', 'ignored')
+        and (${alerts.refundClaimedUntil} is null or ${alerts.refundClaimedUntil} < now())
+        then 'disputed' else ${alerts.outcome} end,
+      updated_at = now()
+    from first_dispute
+    where ${tenantOf(alerts.orgId, alerts.livemode)} and ${alerts.charge} = first_dispute.charge
+      and ${alerts.dispute} is null
+    returning ${alerts}.*
+  ), linked_disputes as (
+    update ${disputes} set alert = first_alert.id,
+      resolution = case when first_alert.outcome = 'refunded'
+        then coalesce(${disputes.resolution}, 'alert_refund') else ${disputes.resolution} end,
+      updated_at = now()
+    from first_alert
+    where ${tenantOf(disputes.orgId, disputes.livemode)} and ${disputes.charge} = first_alert.charge
+      and ${disputes.alert} is null
+    returning ${disputes}.*
+  )
+  select (select coalesce(jsonb_agg(to_jsonb(a)), '[]') from linked_alerts a) as alerts,
+    (select coalesce(jsonb_agg(to_jsonb(d)), '[]') from linked_disputes d) as disputes`);
 
 /**
  * The events of a write and of the links it made, one per object: an object written and then linked in the
