@@ -175,8 +175,11 @@ describe('alerts on disputes and in webhooks', () => {
   it('delivers alert.created to subscribed endpoints, naming the alert in every version', async () => {
     const tenant = await newTenant();
     const latest = await receivingEndpoint(api, tenant.test_key, { events: ['alert.created'] });
-    const old = await receivingEndpoint(api, tenant.test_key, { api_version: '2016-03-05' });
-    const disputesOnly = await receivingEndpoint(api, tenant.test_key, { events: ['dispute.created'] });
+    const old = await receivingEndpoint(api, tenant.test_key, {
+      api_version: '2016-03-05',
+      events: ['alert.created'],
+    });
+    const disputesOnly = await receivingEndpoint(api, tenant.test_key, { events: ['dispute.updated'] });
     const [alert] = await mirrored(tenant, [{}]);
 
     const [received] = await latest.receiver.waitFor(1);
