@@ -26,7 +26,6 @@ export const errorStatus = {
   invalid_evidence_files: 400,
   invalid_file: 400,
   file_not_found: 404,
-  alert_not_found: 404,
   invalid_request: 400,
   /**
    * Issue 19: an `Idempotency-Key` sent before with another request, or whose first request changed data

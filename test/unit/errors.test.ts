@@ -12,6 +12,8 @@ const contract: Record<string, number | readonly [number, number]> = {
   response_not_found: 404,
   webhook_endpoint_not_found: 404,
   event_not_found: 404,
+  // Decided with issue 20: an unknown alert id (docs/api.md, "Alerts").
+  alert_not_found: 404,
   dispute_closed: 400,
   dispute_overdue: 400,
   dispute_submitted: 400,

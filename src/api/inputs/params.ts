@@ -13,8 +13,6 @@ const clientId = resourceId.meta({ description: 'Client- or processor-chosen id.
 
 export const disputeIdParameter: PathParameter = { schema: clientId, notFound: notFound.dispute };
 
-export const alertIdParameter: PathParameter = { schema: clientId, notFound: notFound.alert };
-
 export const templateIdParameter: PathParameter = {
   schema: clientId,
   notFound: (id) => notFound.template(id, false),
