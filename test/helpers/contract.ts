@@ -44,6 +44,9 @@ export const disputeAttributes = [
   'network',
   'network_reason_code',
   'processor_status',
+  // Issue 20: the pre-dispute resolution and the linked alert (docs/api.md, "Alerts").
+  'resolution',
+  'alert',
   'account',
   'reference_url',
   'object',

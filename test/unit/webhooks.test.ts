@@ -74,6 +74,31 @@ describe('webhookPayload', () => {
     });
   });
 
+  it.each(['alert.created', 'alert.updated'])(
+    'names an alert as alert and its linked dispute as dispute (%s), old versions with the old names too',
+    (type) => {
+      const alert = { object: 'alert', id: 'issfr_1', charge: 'ch_1', dispute: 'dp_9', outcome: 'disputed' };
+      const head = { id: 'wh_1', type, object: 'webhook', livemode: true };
+      expect(webhookPayload({ ...source(type), data: alert }, '2021-09-15')).toEqual({
+        ...head,
+        alert: 'issfr_1',
+        dispute: 'dp_9',
+        charge: 'ch_1',
+        account_id: null,
+      });
+      expect(webhookPayload({ ...source(type), data: { ...alert, dispute: null } }, '2016-03-05')).toEqual({
+        ...head,
+        alert: 'issfr_1',
+        dispute: null,
+        charge: 'ch_1',
+        account_id: null,
+        dispute_id: null,
+        external_charge: 'ch_1',
+        user_id: null,
+      });
+    },
+  );
+
   it('gives null for attributes the dispute lacks', () => {
     expect(
       webhookPayload({ ...source('dispute.created'), data: { id: 'dp_2' } }, '2021-09-15'),

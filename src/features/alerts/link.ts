@@ -12,7 +12,7 @@ import type { AlertRow } from './upsert.js';
 /**
  * Linking alerts and disputes both ways (docs/api.md, "Alerts", "Linking"): an alert and a dispute of the
  * same organisation, mode and charge name each other, whichever arrived first. Run in the transaction that
- * wrote either, after the write: the one statement per side finds every unlinked pair of the charges
+ * wrote either, after the write: one statement finds every unlinked alert and dispute of the charges
  * given, so the order of arrival does not matter. Never across tenants: both sides are scoped to one.
  */
 
