@@ -541,6 +541,7 @@ describe('POST /v1/webhook_endpoints/:id/test', () => {
       id: expect.stringMatching(/^evt_[0-9a-z]{20}$/),
       type: 'test',
       dispute: null,
+      alert: null,
       created: expect.stringMatching(timestamp),
       deliveries: [
         {
