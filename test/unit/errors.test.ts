@@ -28,7 +28,6 @@ const contract: Record<string, number | readonly [number, number]> = {
   invalid_file: 400,
   file_not_found: 404,
   // Issue 20: POST /v1/alerts/:id/refund (docs/api.md, "Refunds").
-  alert_not_found: 404,
   invalid_request: 400,
   // Decided with issue 19 (docs/api.md, "Idempotent requests").
   idempotency_error: 400,
