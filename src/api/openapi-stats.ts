@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { maxStatsGroups, statsDimensions } from '../domain/dispute-stats.js';
+import {
+  alertStatsDimensions,
+  compellingEvidenceStatsStatuses,
+  maxStatsGroups,
+  preventedResolutions,
+  statsDimensions,
+} from '../domain/dispute-stats.js';
 import type { disputeStatsObject } from '../features/stats/objects.js';
 import { amount, describing, livemode, timestamp, url } from './openapi-responses.js';
 
@@ -10,6 +16,31 @@ import { amount, describing, livemode, timestamp, url } from './openapi-response
 
 const count = z.number().int();
 const currencyAmounts = z.object({ disputed: amount, won: amount, lost: amount });
+const rate = (of: string) =>
+  z
+    .number()
+    .nullable()
+    .meta({ description: `${of}, from 0 to 1; null when there are none.` });
+
+const compellingEvidence = z
+  .object({
+    visa_fraud: count.meta({
+      description: 'Visa disputes for reason `fraudulent` (network reason code 10.4 where given).',
+    }),
+    ...(Object.fromEntries(compellingEvidenceStatsStatuses.map((status) => [status, count])) as Record<
+      (typeof compellingEvidenceStatsStatuses)[number],
+      typeof count
+    >),
+    qualified_share: rate('`qualified / visa_fraud`'),
+    win_rate_qualified: rate('`won / (won + lost)` of the qualified'),
+    win_rate_not_qualified: rate(
+      '`won / (won + lost)` of those submitted `requires_action` or `not_qualified`',
+    ),
+  })
+  .meta({
+    description:
+      "The Visa fraud disputes by this service's CE 3.0 verdict at their latest submission that got through; `not_submitted` when none did.",
+  });
 
 const group = z.object({
   group: z
@@ -26,6 +57,16 @@ const group = z.object({
     description:
       'Closed or out of reach without a ruling on evidence (`warning_closed`, `charge_refunded`, `response_disabled`).',
   }),
+  prevented: count.meta({
+    description:
+      'Resolved by a pre-dispute program (`resolution` `rdr` or `alert_refund`), whatever the state.',
+  }),
+  prevented_by: z.object(
+    Object.fromEntries(preventedResolutions.map((resolution) => [resolution, count])) as Record<
+      (typeof preventedResolutions)[number],
+      typeof count
+    >,
+  ),
   win_rate: z.number().nullable().meta({
     description: '`won / (won + lost)`; accepted disputes are not in it; null when none is decided.',
   }),
@@ -38,7 +79,39 @@ const group = z.object({
     .int()
     .nullable()
     .meta({ description: 'From `disputed_at` to the last submission that got through; null when none.' }),
+  compelling_evidence: compellingEvidence,
 });
+
+const alertGroup = z.object({
+  group: z
+    .object(
+      Object.fromEntries(
+        alertStatsDimensions.map((dimension) => [dimension, z.string().nullable().optional()]),
+      ),
+    )
+    .meta({ description: 'The value of each `group_by` dimension alerts have (processor, month).' }),
+  count,
+  refunded: count.meta({ description: 'Alerts with outcome `refunded`.' }),
+  refunded_amounts: z
+    .record(z.string(), amount)
+    .meta({ description: "The refunded alerts' amounts, minor units per currency (lower case)." }),
+  followed_by_dispute: count.meta({
+    description: 'Alerts a dispute followed for the same charge, refunded or not.',
+  }),
+});
+
+const alertStats = z
+  .object({
+    group_by: z.array(z.enum(alertStatsDimensions)).meta({
+      description:
+        'The `group_by` dimensions alerts have; `reason`, `template` and `network` do not split them.',
+    }),
+    groups: z.array(alertGroup),
+    has_more: z
+      .boolean()
+      .meta({ description: `More groups than the ${maxStatsGroups} answered had alerts.` }),
+  })
+  .meta({ description: 'The alerts created in the range (`created`: when the processor raised them).' });
 
 export const disputeStatsSchema = describing<ReturnType<typeof disputeStatsObject>>()(
   z.object({
@@ -50,6 +123,7 @@ export const disputeStatsSchema = describing<ReturnType<typeof disputeStatsObjec
     has_more: z
       .boolean()
       .meta({ description: `More groups than the ${maxStatsGroups} answered had disputes.` }),
+    alerts: alertStats,
     livemode,
     url,
   }),

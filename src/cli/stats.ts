@@ -30,39 +30,79 @@ function duration(seconds: number | null): string {
 
 const percent = (rate: number | null) => (rate === null ? '-' : `${(rate * 100).toFixed(1)}%`);
 
+/** Rows of counts, each followed by a row per further currency; the counts on the first row only. */
+function withCurrencies(counts: string[], amounts: string[][], none: string[]): string[][] {
+  const [first = none, ...more] = amounts;
+  return [[...counts, ...first], ...more.map((line) => [...counts.map(() => ''), ...line])];
+}
+
 /** One row per group and currency; a group's counts on its first row only. */
-function describeStats(stats: StatsObject, org: string): string {
+function describeDisputes(stats: StatsObject, org: string, mode: string): string {
   const range = `disputed from ${stats.from} to ${stats.to} UTC`;
-  const mode = stats.livemode ? 'live' : 'test';
   if (stats.groups.length === 0) return `no disputes of ${org} (${mode}) ${range}`;
   const rows = stats.groups.flatMap((group) => {
+    const ce = group.compelling_evidence;
     const counts = [
       ...stats.group_by.map((dimension) => group.group[dimension] ?? '-'),
       String(group.count),
       ...statsOutcomes.map((outcome) => String(group[outcome])),
+      String(group.prevented),
       percent(group.win_rate),
       String(group.submitted),
       duration(group.median_seconds_to_submission),
+      String(ce.visa_fraud),
+      `${ce.qualified} (${percent(ce.qualified_share)})`,
+      `${percent(ce.win_rate_qualified)} / ${percent(ce.win_rate_not_qualified)}`,
     ];
     const amounts = Object.entries(group.amounts).map(([currency, { disputed, won, lost }]) =>
       [disputed, won, lost].map((amount) => formatAmount(amount, currency)),
     );
-    const [first = ['-', '-', '-'], ...more] = amounts;
-    return [[...counts, ...first], ...more.map((line) => [...counts.map(() => ''), ...line])];
+    return withCurrencies(counts, amounts, ['-', '-', '-']);
   });
   const header = [
     ...stats.group_by,
     'disputes',
     ...statsOutcomes.map((outcome) => (outcome === 'closed_otherwise' ? 'closed' : outcome)),
+    'prevented',
     'win rate',
     'submitted',
     'median to submit',
+    'visa fraud',
+    'ce qualified',
+    'win rate qualified / not',
     'amount disputed',
     'amount won',
     'amount lost',
   ];
   const more = stats.has_more ? `; the ${maxStatsGroups} with the most disputes, more exist` : '';
   return `${stats.groups.length} groups of ${org} (${mode}) ${range}${more}\n${table(header, rows)}`;
+}
+
+/** The alerts' table, grouped by the dimensions alerts have. */
+function describeAlerts(stats: StatsObject, org: string, mode: string): string {
+  const { alerts } = stats;
+  const range = `created from ${stats.from} to ${stats.to} UTC`;
+  if (alerts.groups.every((group) => group.count === 0)) return `no alerts of ${org} (${mode}) ${range}`;
+  const rows = alerts.groups.flatMap((group) => {
+    const counts = [
+      ...alerts.group_by.map((dimension) => group.group[dimension] ?? '-'),
+      String(group.count),
+      String(group.refunded),
+      String(group.followed_by_dispute),
+    ];
+    const amounts = Object.entries(group.refunded_amounts).map(([currency, amount]) => [
+      formatAmount(amount, currency),
+    ]);
+    return withCurrencies(counts, amounts, ['-']);
+  });
+  const header = [...alerts.group_by, 'alerts', 'refunded', 'followed by dispute', 'amount refunded'];
+  const more = alerts.has_more ? `; the ${maxStatsGroups} with the most alerts, more exist` : '';
+  return `${alerts.groups.length} alert groups of ${org} (${mode}) ${range}${more}\n${table(header, rows)}`;
+}
+
+function describeStats(stats: StatsObject, org: string): string {
+  const mode = stats.livemode ? 'live' : 'test';
+  return `${describeDisputes(stats, org, mode)}\n\n${describeAlerts(stats, org, mode)}`;
 }
 
 export function registerStatsCommand(program: Command, io: CliIo): void {

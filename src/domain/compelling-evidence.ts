@@ -78,12 +78,26 @@ export const compellingEvidenceFields = {
 /** Visa's window, in whole calendar days (UTC) between the earlier payment and the disputed one. */
 export const priorPaymentWindowDays = { min: 120, max: 365 } as const;
 
+/**
+ * Where the program applies: a card-absent fraud dispute on Visa. The outcome statistics select the same
+ * disputes in SQL from these values (features/stats/disputes.ts, `visaFraud`).
+ */
+export const compellingEvidenceScope = {
+  network: 'visa',
+  reason: 'fraudulent',
+  networkReasonCode: '10.4',
+} as const;
+
 /** A card-absent fraud dispute on Visa: reason `fraudulent`, and code 10.4 where the processor gives one. */
 export function compellingEvidenceApplies(
   dispute: Pick<CompellingEvidenceInput, 'network' | 'reason' | 'networkReasonCode'>,
 ): boolean {
-  if (dispute.network !== 'visa' || dispute.reason !== 'fraudulent') return false;
-  return dispute.networkReasonCode === null || codeKey(dispute.networkReasonCode) === codeKey('10.4');
+  const scope = compellingEvidenceScope;
+  if (dispute.network !== scope.network || dispute.reason !== scope.reason) return false;
+  return (
+    dispute.networkReasonCode === null ||
+    codeKey(dispute.networkReasonCode) === codeKey(scope.networkReasonCode)
+  );
 }
 
 /** The verdict, or null where the program does not apply. */

@@ -65,3 +65,31 @@ export function statsRange(query: Pick<StatsQuery, 'from' | 'to'>, now: Date): {
   }
   return { from, to };
 }
+
+/**
+ * The resolutions of a pre-dispute program (docs/api.md, "Statistics"): a dispute with one of these as its
+ * `resolution` counts as `prevented`, whatever its state, and is in no other outcome nor the win rate.
+ */
+export const preventedResolutions = ['rdr', 'alert_refund'] as const;
+export type PreventedResolution = (typeof preventedResolutions)[number];
+
+/**
+ * How a Visa fraud dispute counts for CE 3.0: this service's verdict at its latest submission that got
+ * through (what the issuer saw), or `not_submitted` when none did.
+ */
+export const compellingEvidenceStatsStatuses = [
+  'qualified',
+  'requires_action',
+  'not_qualified',
+  'not_submitted',
+] as const;
+export type CompellingEvidenceStatsStatus = (typeof compellingEvidenceStatsStatuses)[number];
+
+/** The `group_by` dimensions alerts have; the others (reason, template, network) do not split them. */
+export const alertStatsDimensions = ['processor', 'month'] as const satisfies readonly StatsDimension[];
+export type AlertStatsDimension = (typeof alertStatsDimensions)[number];
+
+export const alertDimensionsOf = (groupBy: readonly StatsDimension[]): AlertStatsDimension[] =>
+  groupBy.filter((dimension): dimension is AlertStatsDimension =>
+    (alertStatsDimensions as readonly string[]).includes(dimension),
+  );

@@ -13,6 +13,11 @@ export function disputeStatsObject(stats: DisputeStats, livemode: boolean, url =
     group_by: stats.groupBy,
     groups: stats.groups,
     has_more: stats.hasMore,
+    alerts: {
+      group_by: stats.alerts.groupBy,
+      groups: stats.alerts.groups,
+      has_more: stats.alerts.hasMore,
+    },
     livemode,
     url,
   };

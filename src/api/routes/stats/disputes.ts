@@ -21,14 +21,14 @@ export const disputeStatsEndpoint = defineEndpoint({
     operationId: 'disputeStats',
     summary:
       'Outcome statistics of the disputes disputed in a range, by reason, processor, template, network or month',
-    description: `Counts by outcome (\`won\`, \`lost\`, \`accepted\`, \`open\`, \`closed_otherwise\`: the state now), the win rate \`won / (won + lost)\`, amounts per currency and the median seconds from \`disputed_at\` to submission, per group. \`from\` and \`to\` bound \`disputed_at\` (\`from\` included, \`to\` not; default the year up to now; at most ${maxStatsYears} years). At most ${maxStatsGroups} groups, the largest; \`has_more\` says more exist.`,
+    description: `Counts by outcome (\`won\`, \`lost\`, \`accepted\`, \`open\`, \`closed_otherwise\`: the state now; \`prevented\`: resolved by a pre-dispute program, whatever the state), the win rate \`won / (won + lost)\`, amounts per currency, the median seconds from \`disputed_at\` to submission, and the Visa fraud disputes by CE 3.0 verdict, per group; and the alerts created in the range, grouped by the dimensions they have (processor, month). \`from\` and \`to\` bound \`disputed_at\` (\`from\` included, \`to\` not; default the year up to now; at most ${maxStatsYears} years). At most ${maxStatsGroups} groups, the largest; \`has_more\` says more exist.`,
     success: { 200: 'The statistics.' },
     returns: 'disputeStats',
     alsoAs: [
       {
         mediaType: csvType,
         description:
-          'With `Accept: text/csv`: a header row, then one row per group, amounts in three columns per currency; `X-Has-More` says whether groups were left out.',
+          'With `Accept: text/csv`: a header row, then one row per group, amounts in three columns per currency, alert columns where `group_by` names only processor or month; `X-Has-More` says whether groups were left out.',
       },
     ],
     errors: [],
@@ -48,7 +48,7 @@ export const disputeStatsEndpoint = defineEndpoint({
       headers: {
         'Content-Type': `${csvType}; charset=utf-8; header=present`,
         'Content-Disposition': 'attachment; filename="dispute-stats.csv"',
-        'X-Has-More': String(stats.hasMore),
+        'X-Has-More': String(stats.hasMore || stats.alerts.hasMore),
         Vary: 'Accept',
       },
     };
