@@ -174,6 +174,20 @@ export async function seedStatsFixtures(db: Db, orgId: string, otherOrgId: strin
 }
 
 const amounts = (disputed: number, won: number, lost: number) => ({ disputed, won, lost });
+const notPrevented = { prevented: 0, prevented_by: { rdr: 0, alert_refund: 0 } };
+/** Visa fraud disputes by CE 3.0 verdict: a1 and a2 (Visa, fraudulent, no code) were never submitted here. */
+const compellingEvidence = (visaFraud: number) => ({
+  compelling_evidence: {
+    visa_fraud: visaFraud,
+    qualified: 0,
+    requires_action: 0,
+    not_qualified: 0,
+    not_submitted: visaFraud,
+    qualified_share: visaFraud > 0 ? 0 : null,
+    win_rate_qualified: null,
+    win_rate_not_qualified: null,
+  },
+});
 
 /** Every counted dispute as one group (no `group_by`). Median of 100, 201, 86400, 172800, 259200. */
 export const expectedTotal = {
@@ -184,10 +198,12 @@ export const expectedTotal = {
   accepted: 1,
   open: 2,
   closed_otherwise: 1,
+  ...notPrevented,
   win_rate: 0.6,
   amounts: { eur: amounts(3700, 500, 2500), jpy: amounts(5000, 0, 0), usd: amounts(4300, 1600, 2000) },
   submitted: 5,
   median_seconds_to_submission: 86400,
+  ...compellingEvidence(2),
 };
 
 /** `group_by=reason`: an odd count (3) and an even one (2: 100 and 201, 150.5 rounded away from zero). */
@@ -200,10 +216,12 @@ export const expectedByReason = [
     accepted: 1,
     open: 0,
     closed_otherwise: 0,
+    ...notPrevented,
     win_rate: 0.5,
     amounts: { eur: amounts(3700, 500, 2500), usd: amounts(3000, 1000, 2000) },
     submitted: 3,
     median_seconds_to_submission: 172800,
+    ...compellingEvidence(2),
   },
   {
     group: { reason: 'general' },
@@ -213,10 +231,12 @@ export const expectedByReason = [
     accepted: 0,
     open: 0,
     closed_otherwise: 1,
+    ...notPrevented,
     win_rate: null,
     amounts: { jpy: amounts(5000, 0, 0) },
     submitted: 0,
     median_seconds_to_submission: null,
+    ...compellingEvidence(0),
   },
   {
     group: { reason: 'product_not_received' },
@@ -226,9 +246,11 @@ export const expectedByReason = [
     accepted: 0,
     open: 2,
     closed_otherwise: 0,
+    ...notPrevented,
     win_rate: 1,
     amounts: { usd: amounts(1300, 600, 0) },
     submitted: 2,
     median_seconds_to_submission: 151,
+    ...compellingEvidence(0),
   },
 ];

@@ -38,6 +38,11 @@ describe('disputeStats', () => {
       groupBy: [],
       groups: [expectedTotal],
       hasMore: false,
+      alerts: {
+        groupBy: [],
+        groups: [{ group: {}, count: 0, refunded: 0, refunded_amounts: {}, followed_by_dispute: 0 }],
+        hasMore: false,
+      },
     });
   });
 
@@ -92,10 +97,13 @@ describe('disputeStats', () => {
       accepted: 0,
       open: 2,
       closed_otherwise: 0,
+      prevented: 0,
+      prevented_by: { rdr: 0, alert_refund: 0 },
       win_rate: 2 / 3,
       amounts: { usd: { disputed: 4300, won: 1600, lost: 2000 } },
       submitted: 4,
       median_seconds_to_submission: 43301,
+      compelling_evidence: expectedTotal.compelling_evidence,
     });
     expect(groups[0]).toMatchObject({ count: 1, lost: 1, win_rate: 0, submitted: 0 });
     expect(groups[4]).toMatchObject({ count: 1, accepted: 1, win_rate: null });
@@ -132,10 +140,22 @@ describe('disputeStats', () => {
       accepted: 0,
       open: 0,
       closed_otherwise: 0,
+      prevented: 0,
+      prevented_by: { rdr: 0, alert_refund: 0 },
       win_rate: null,
       amounts: {},
       submitted: 0,
       median_seconds_to_submission: null,
+      compelling_evidence: {
+        visa_fraud: 0,
+        qualified: 0,
+        requires_action: 0,
+        not_qualified: 0,
+        not_submitted: 0,
+        qualified_share: null,
+        win_rate_qualified: null,
+        win_rate_not_qualified: null,
+      },
     });
   });
 
