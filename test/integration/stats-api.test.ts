@@ -5,6 +5,11 @@ import { newTenant, type Tenant } from '../helpers/disputes.js';
 import { readOpenApiDocument, resolve } from '../helpers/openapi.js';
 import { snapshotTables } from '../helpers/security.js';
 import { expectedByReason, expectedTotal, seedStatsFixtures, statsRangeQuery } from '../helpers/stats.js';
+import {
+  expectedAlertsByProcessor,
+  expectedPreventionByProcessor,
+  seedPreventionFixtures,
+} from '../helpers/stats-prevention.js';
 
 /**
  * GET /v1/stats/disputes (docs/api.md, "Statistics"): the answer over hand-counted disputes
@@ -14,11 +19,15 @@ import { expectedByReason, expectedTotal, seedStatsFixtures, statsRangeQuery } f
 let api: TestApi;
 let tenant: Tenant;
 let other: Tenant;
+/** A tenant of the prevention fixtures (test/helpers/stats-prevention.ts), its copies in another. */
+let prevention: Tenant;
 beforeAll(async () => {
   api = await startTestApi({ workers: [] });
   tenant = await newTenant(api);
   other = await newTenant(api);
+  prevention = await newTenant(api);
   await seedStatsFixtures(api.db.db, tenant.org, other.org);
+  await seedPreventionFixtures(api.db.db, prevention.org, (await newTenant(api)).org);
 });
 afterAll(async () => {
   await api.close();
@@ -41,6 +50,11 @@ describe('GET /v1/stats/disputes', () => {
       group_by: ['reason'],
       groups: expectedByReason,
       has_more: false,
+      alerts: {
+        group_by: [],
+        groups: [{ group: {}, count: 0, refunded: 0, refunded_amounts: {}, followed_by_dispute: 0 }],
+        has_more: false,
+      },
       livemode: false,
       url: path,
     });
@@ -76,14 +90,41 @@ describe('GET /v1/stats/disputes', () => {
       'x-has-more': 'false',
       vary: 'Accept',
     });
+    // No alert columns: alerts have no template (see the prevention fixtures' test for them).
     expect(response.text.split('\r\n')).toEqual([
-      'template,count,won,lost,accepted,open,closed_otherwise,win_rate,submitted,median_seconds_to_submission,' +
+      'template,count,won,lost,accepted,open,closed_otherwise,prevented,prevented_rdr,prevented_alert_refund,' +
+        'win_rate,submitted,median_seconds_to_submission,ce_visa_fraud,ce_qualified,ce_requires_action,' +
+        'ce_not_qualified,ce_not_submitted,ce_qualified_share,ce_win_rate_qualified,ce_win_rate_not_qualified,' +
         'amount_disputed_eur,amount_won_eur,amount_lost_eur,amount_disputed_jpy,amount_won_jpy,amount_lost_jpy,' +
         'amount_disputed_usd,amount_won_usd,amount_lost_usd',
-      "'-tpl,1,1,0,0,0,0,1,1,201,0,0,0,0,0,0,600,600,0",
-      'tpl_a,4,1,1,0,2,0,0.5,3,86400,0,0,0,0,0,0,3700,1000,2000',
-      'tpl_b,1,1,0,0,0,0,1,1,172800,500,500,0,0,0,0,0,0,0',
-      ',3,0,1,1,0,1,0,0,,3200,0,2500,5000,0,0,0,0,0',
+      "'-tpl,1,1,0,0,0,0,0,0,0,1,1,201,0,0,0,0,0,,,,0,0,0,0,0,0,600,600,0",
+      'tpl_a,4,1,1,0,2,0,0,0,0,0.5,3,86400,2,0,0,0,2,0,,,0,0,0,0,0,0,3700,1000,2000',
+      'tpl_b,1,1,0,0,0,0,0,0,0,1,1,172800,0,0,0,0,0,,,,500,500,0,0,0,0,0,0,0',
+      ',3,0,1,1,0,1,0,0,0,0,0,,0,0,0,0,0,,,,3200,0,2500,5000,0,0,0,0,0',
+      '',
+    ]);
+  });
+
+  it('answers prevented disputes, CE 3.0 verdicts and alerts, in JSON and in CSV', async () => {
+    const json = await stats(`${range}&group_by=processor`, {}, prevention.key);
+    expect(json.status, json.text).toBe(200);
+    expect(json.body).toMatchObject({
+      groups: expectedPreventionByProcessor,
+      alerts: { group_by: ['processor'], groups: expectedAlertsByProcessor, has_more: false },
+    });
+    // Grouped alike, the alerts sit beside the disputes; adyen has alerts and no disputes: a row of its own.
+    const csv = await stats(`${range}&group_by=processor`, { accept: 'text/csv' }, prevention.key);
+    expect(csv.status, csv.text).toBe(200);
+    expect(csv.headers['x-has-more']).toBe('false');
+    expect(csv.text.split('\r\n')).toEqual([
+      'processor,count,won,lost,accepted,open,closed_otherwise,prevented,prevented_rdr,prevented_alert_refund,' +
+        'win_rate,submitted,median_seconds_to_submission,ce_visa_fraud,ce_qualified,ce_requires_action,' +
+        'ce_not_qualified,ce_not_submitted,ce_qualified_share,ce_win_rate_qualified,ce_win_rate_not_qualified,' +
+        'amount_disputed_usd,amount_won_usd,amount_lost_usd,alerts,alerts_refunded,alerts_followed_by_dispute,' +
+        'alerts_refunded_amount_eur,alerts_refunded_amount_usd',
+      'adyen,0,0,0,0,0,0,0,0,0,,0,,0,0,0,0,0,,,,0,0,0,2,1,1,300,0',
+      'braintree,3,0,1,0,0,0,2,2,0,0,0,,3,0,0,1,2,0,,0,300,0,100,0,0,0,0,0',
+      `stripe,9,4,2,0,1,1,1,0,1,${4 / 6},0,,5,2,1,1,1,0.4,0.5,0.5,900,400,200,4,2,1,0,1200`,
       '',
     ]);
   });
@@ -97,7 +138,10 @@ describe('GET /v1/stats/disputes', () => {
       expect(response.body, accept).toMatchObject({ object: 'dispute_stats' });
     }
     const csv = await stats(range, { accept: 'application/json;q=0.1, text/csv' });
-    expect(csv.text.split('\r\n')[1]).toBe('9,3,2,1,2,1,0.6,5,86400,3700,500,2500,5000,0,0,4300,1600,2000');
+    // Without group_by, alerts are grouped alike (one group): their columns follow, none of them here.
+    expect(csv.text.split('\r\n')[1]).toBe(
+      '9,3,2,1,2,1,0,0,0,0.6,5,86400,2,0,0,0,2,0,,,3700,500,2500,5000,0,0,4300,1600,2000,0,0,0',
+    );
   });
 
   it('refuses bad parameters with 400 invalid_request naming the parameter, in JSON even to a CSV request', async () => {
@@ -207,11 +251,17 @@ describe('GET /v1/stats/disputes', () => {
       'group_by',
       'groups',
       'has_more',
+      'alerts',
       'livemode',
       'url',
     ]);
     const group = resolve(document, schema.properties?.groups?.items ?? {});
     expect(Object.keys(group.properties ?? {})).toEqual(Object.keys(expectedTotal));
+    const ce = resolve(document, group.properties?.compelling_evidence ?? {});
+    expect(Object.keys(ce.properties ?? {})).toEqual(Object.keys(expectedTotal.compelling_evidence));
+    const alerts = resolve(document, schema.properties?.alerts ?? {});
+    const alertGroup = resolve(document, alerts.properties?.groups?.items ?? {});
+    expect(Object.keys(alertGroup.properties ?? {})).toEqual(Object.keys(expectedAlertsByProcessor[0] ?? {}));
   });
 
   it('has a budget of its own per key, RATE_LIMIT_STATS_PER_MINUTE, beside the request limit', async () => {
