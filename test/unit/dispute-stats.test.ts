@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { statsQuery, statsRange } from '../../src/domain/dispute-stats.js';
+import { alertDimensionsOf, statsQuery, statsRange } from '../../src/domain/dispute-stats.js';
 import { ApiError } from '../../src/domain/errors.js';
 import { parseInput } from '../../src/domain/parse-input.js';
 import { disputeStates, statsOutcomeOf } from '../../src/domain/states.js';
@@ -127,5 +127,14 @@ describe('statsQuery', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('what group_by does to alerts (docs/api.md, "Statistics", Alerts)', () => {
+  it('keeps processor and month in their order, and drops the dimensions alerts do not have', () => {
+    expect(alertDimensionsOf([])).toEqual([]);
+    expect(alertDimensionsOf(['month', 'processor'])).toEqual(['month', 'processor']);
+    expect(alertDimensionsOf(['reason', 'month'])).toEqual(['month']);
+    expect(alertDimensionsOf(['template', 'network'])).toEqual([]);
   });
 });
