@@ -13,6 +13,7 @@ import {
   type StatsQuery,
   statsRange,
 } from '../../domain/dispute-stats.js';
+import { codeKey } from '../../domain/networks.js';
 import { type StatsOutcome, statesOfOutcome, statsOutcomes } from '../../domain/states.js';
 import type { Tenant } from '../tenancy.js';
 import { type AlertStats, alertStats } from './alerts.js';
@@ -100,7 +101,7 @@ const scope = compellingEvidenceScope;
 const visaFraud = sql`${disputes.network} = ${scope.network} and ${disputes.reason} = ${scope.reason}
   and (${disputes.networkReasonCode} is null
     or upper(regexp_replace(${disputes.networkReasonCode}, '^[[:space:]]+|[[:space:]]+$', '', 'g'))
-      = ${scope.networkReasonCode.toUpperCase()})`;
+      = ${codeKey(scope.networkReasonCode)})`;
 
 /**
  * The verdict the issuer saw: this service's, at the dispute's latest submission that got through; one sent
