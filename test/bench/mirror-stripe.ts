@@ -12,6 +12,7 @@ import { createAdapterRegistry } from '../../src/processors/registry.js';
 import type { NormalizedDispute, ProcessorConnection } from '../../src/processors/types.js';
 import { SecretBox } from '../../src/secrets.js';
 import { stripeFakeCredentials } from '../fakes/stripe.js';
+import { noAlertRefunds } from '../helpers/alert-refunds.js';
 import { ensurePostgres } from '../helpers/services.js';
 import {
   createBenchDatabase,
@@ -84,7 +85,7 @@ await runBench(async () => {
 
   const secrets = new SecretBox('bench-secret-of-at-least-32-characters!');
   const adapters = createAdapterRegistry();
-  const deps = { db, adapters, secrets };
+  const deps = { db, adapters, secrets, alertRefunds: noAlertRefunds };
   const org = async (name: string) => (await createOrganisation(db, { name })).org;
   const [ours, rawOrg] = [await org('Mirror'), await org('Raw JSON')];
   const uid = randomUUID();

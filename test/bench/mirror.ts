@@ -10,6 +10,7 @@ import { MockDisputeWorld } from '../../src/processors/mock/world.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
 import type { NormalizedDispute } from '../../src/processors/types.js';
 import { SecretBox } from '../../src/secrets.js';
+import { noAlertRefunds } from '../helpers/alert-refunds.js';
 import { ensurePostgres } from '../helpers/services.js';
 import {
   createBenchDatabase,
@@ -55,7 +56,12 @@ await runBench(async () => {
 
   const world = new MockDisputeWorld({ seed: 42, initialDisputes: disputeCount, live: false });
   const adapters = createAdapterRegistry({ mock: new MockAdapter({ world }) });
-  const deps = { db, adapters, secrets: new SecretBox('bench-secret-of-at-least-32-characters!') };
+  const deps = {
+    db,
+    adapters,
+    secrets: new SecretBox('bench-secret-of-at-least-32-characters!'),
+    alertRefunds: noAlertRefunds,
+  };
   const org = async (name: string) => (await createOrganisation(db, { name })).org;
   const [ours, rawJsonOrg, rawValuesOrg] = [
     await org('Mirror'),

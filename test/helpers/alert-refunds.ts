@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Db } from '../../src/db/client.js';
 import { alerts, events, organisations } from '../../src/db/schema/index.js';
 import type { AlertRefundThresholds } from '../../src/domain/alert-refund-rule.js';
+import type { AlertRefunder } from '../../src/features/alerts/refund-dispatch.js';
 import { uniqueId } from './disputes.js';
 
 /**
@@ -54,3 +55,6 @@ export async function alertEvents(db: Db, orgId: string) {
     .filter((row) => row.type.startsWith('alert.'))
     .map((row) => ({ type: row.type, data: row.data as Record<string, unknown> }));
 }
+
+/** A refunder that refunds nothing: for tests of the mirroring that are not about refunds. */
+export const noAlertRefunds: AlertRefunder = { async refund() {} };

@@ -172,7 +172,7 @@ describe('automatic refunds', () => {
     const live = await insertAlert(api.db.db, org.org, { amount: 1, livemode: true });
     const all = [at, over, eur, eurOver, gbp, live].map((alert) => alert.uid);
     // The kick the mirroring makes after its commit: only those the rule covers get a job.
-    expect(await refundCoveredAlerts({ db: api.db.db, refunder: api.deps.alertRefunds }, all)).toBe(2);
+    expect(await refundCoveredAlerts({ db: api.db.db, alertRefunds: api.deps.alertRefunds }, all)).toBe(2);
     await settled(at.uid);
     await settled(eur.uid);
     expect((await alertRow(api.db.db, at.uid)).outcome).toBe('refunded');
@@ -186,7 +186,7 @@ describe('automatic refunds', () => {
       expect(await findJob(api.queues, 'refundAlert', { alertUid: alert.uid })).toBeUndefined();
     }
     // A second kick of the same alerts refunds nothing more.
-    await refundCoveredAlerts({ db: api.db.db, refunder: api.deps.alertRefunds }, all);
+    await refundCoveredAlerts({ db: api.db.db, alertRefunds: api.deps.alertRefunds }, all);
     await expect
       .poll(async () => (await findJob(api.queues, 'refundAlert', { alertUid: at.uid }))?.getState())
       .toBe('completed');
@@ -216,7 +216,10 @@ describe('automatic refunds', () => {
       amount: 100,
       charge: uniqueId('ch_mock_refuse'),
     });
-    await refundCoveredAlerts({ db: api.db.db, refunder: api.deps.alertRefunds }, [lost.uid, refused.uid]);
+    await refundCoveredAlerts({ db: api.db.db, alertRefunds: api.deps.alertRefunds }, [
+      lost.uid,
+      refused.uid,
+    ]);
     await settled(lost.uid);
     await settled(refused.uid);
     expect((await alertRow(api.db.db, lost.uid)).outcome).toBe('refunded');

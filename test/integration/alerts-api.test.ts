@@ -37,7 +37,10 @@ async function newTenant(): Promise<Tenant> {
 /** Alerts the mock processor raises for the tenant's account, mirrored by a poll. */
 async function mirrored(tenant: Tenant, alerts: Partial<NormalizedAlert>[]): Promise<NormalizedAlert[]> {
   const added = alerts.map((alert) => api.mock.alerts.account(tenant.account).add(alert));
-  const result = await pollAccount(api.engine, tenant.account.uid);
+  const result = await pollAccount(
+    { ...api.engine, alertRefunds: api.deps.alertRefunds },
+    tenant.account.uid,
+  );
   expect(result).toMatchObject({ alerts: { outcome: 'polled', created: alerts.length } });
   return added;
 }
@@ -165,7 +168,7 @@ describe('alerts on disputes and in webhooks', () => {
     const dispute = api.mock.world
       .account(tenant.account)
       .add({ charge: alert?.charge ?? null, state: 'needs_response' });
-    await pollAccount(api.engine, tenant.account.uid);
+    await pollAccount({ ...api.engine, alertRefunds: api.deps.alertRefunds }, tenant.account.uid);
     const response = await api.call('GET', `/v1/disputes/${dispute.id}`, { key: tenant.test_key });
     expect(response.body).toMatchObject({ id: dispute.id, alert: alert?.id, resolution: null });
     const linked = await api.call('GET', `/v1/alerts/${alert?.id}`, { key: tenant.test_key });

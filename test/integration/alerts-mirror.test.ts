@@ -1,4 +1,4 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/client.js';
@@ -13,6 +13,7 @@ import { MockDisputeWorld } from '../../src/processors/mock/world.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
 import { type NormalizedDispute, ProcessorError, type PushResult } from '../../src/processors/types.js';
 import { SecretBox } from '../../src/secrets.js';
+import { noAlertRefunds } from '../helpers/alert-refunds.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 /**
@@ -65,12 +66,13 @@ async function newAccount(livemode = false, orgId?: string): Promise<Account> {
   return row;
 }
 
-const poll = (account: Account) => pollAccount({ db, adapters, secrets, logger }, account.uid);
+const poll = (account: Account) =>
+  pollAccount({ db, adapters, secrets, logger, alertRefunds: noAlertRefunds }, account.uid);
 const alertsOf = (account: Account) => mock.alerts.account(account);
 const disputesOf = (account: Account) => world.account(account);
 const push = (account: Account, sent: NormalizedAlert[]) =>
   receivePush(
-    { db, adapters, secrets, logger, refresher: { refresh: async () => {} } },
+    { db, adapters, secrets, logger, refresher: { refresh: async () => {} }, alertRefunds: noAlertRefunds },
     { processor: 'mock', accountUid: account.uid, headers: {}, body: Buffer.from(JSON.stringify(sent)) },
   );
 
@@ -95,7 +97,8 @@ async function eventsOf(account: Account) {
     .select({ type: events.type, data: events.data })
     .from(events)
     .where(and(eq(events.orgId, account.orgId), eq(events.livemode, account.livemode)))
-    .orderBy(asc(events.createdAt), asc(events.id));
+    // Events of one transaction share their time and have random ids: the object's id orders them.
+    .orderBy(asc(events.createdAt), sql`${events.data}->>'id'`, asc(events.type));
   return rows.map(({ type, data }) => ({ type, data }));
 }
 

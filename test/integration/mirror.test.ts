@@ -23,6 +23,7 @@ import {
 } from '../../src/processors/types.js';
 import { redisAt } from '../../src/redis-connection.js';
 import { SecretBox } from '../../src/secrets.js';
+import { noAlertRefunds } from '../helpers/alert-refunds.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { redisUrl, testRedisPrefix } from '../helpers/services.js';
 
@@ -86,7 +87,7 @@ async function connect(org: string, id = 'default'): Promise<AccountRow> {
 const processorOf = (account: AccountRow) => world.account(account);
 
 function poll(account: AccountRow, options: PollOptions = {}, on: Db = db) {
-  return pollAccount({ db: on, adapters, secrets }, account.uid, options);
+  return pollAccount({ db: on, adapters, secrets, alertRefunds: noAlertRefunds }, account.uid, options);
 }
 
 async function accountRow(account: AccountRow) {

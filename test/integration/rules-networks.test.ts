@@ -10,6 +10,7 @@ import { createQueueAccountScheduler } from '../../src/jobs/account-scheduler.js
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { MockDisputeWorld } from '../../src/processors/mock/world.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
+import { noAlertRefunds } from '../helpers/alert-refunds.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import {
   createTestDispute,
@@ -153,7 +154,10 @@ describe('default templates per network code', () => {
     const processor = world.account(account);
     const coded = processor.add({ reason: 'fraudulent', network: 'mastercard', networkReasonCode: '4837' });
     const visa = processor.add({ reason: 'fraudulent', network: 'visa', networkReasonCode: '4837' });
-    await pollAccount({ db: api.db.db, adapters, secrets: api.engine.secrets }, account.uid);
+    await pollAccount(
+      { db: api.db.db, adapters, secrets: api.engine.secrets, alertRefunds: noAlertRefunds },
+      account.uid,
+    );
     expect((await getDispute(api, tenant.key, coded.id)).template).toBe(byCode);
     expect((await getDispute(api, tenant.key, visa.id)).template).toBeNull();
   });

@@ -12,6 +12,7 @@ import { createQueueAccountScheduler } from '../../src/jobs/account-scheduler.js
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { MockDisputeWorld } from '../../src/processors/mock/world.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
+import { noAlertRefunds } from '../helpers/alert-refunds.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import {
   createTemplate,
@@ -292,7 +293,11 @@ describe('arrival through the mirror', () => {
       { db: api.db.db, adapters, scheduler: createQueueAccountScheduler(api.queues) },
       { org: tenant.org, mode: 'test', id: 'default', processor: 'mock' },
     );
-    const poll = () => pollAccount({ db: api.db.db, adapters, secrets: api.engine.secrets }, account.uid);
+    const poll = () =>
+      pollAccount(
+        { db: api.db.db, adapters, secrets: api.engine.secrets, alertRefunds: noAlertRefunds },
+        account.uid,
+      );
     return { tenant, processor: world.account(account), poll };
   }
 
@@ -367,7 +372,11 @@ describe('arrival through the mirror', () => {
       const perPage = async (uid: string, count: number, add: () => void) => {
         for (let i = 0; i < count; i++) add();
         statements.length = 0;
-        await pollAccount({ db: counting, adapters, secrets: api.engine.secrets }, uid, { pageSize: count });
+        await pollAccount(
+          { db: counting, adapters, secrets: api.engine.secrets, alertRefunds: noAlertRefunds },
+          uid,
+          { pageSize: count },
+        );
         return statements.length;
       };
       const [first] = await api.db.db

@@ -71,7 +71,7 @@ describe('a submission retried by another worker after a failure past the upload
     timeout: 90_000,
   }, async () => {
     const [id] = fake.addDisputes(1) as [string];
-    const polled = await pollAccount(api.engine, accountUid);
+    const polled = await pollAccount({ ...api.engine, alertRefunds: api.deps.alertRefunds }, accountUid);
     expect(polled).toMatchObject({ outcome: 'polled', created: 1 });
     const template = await orderTemplate(api, tenant.key);
     const answered = await api.call('PUT', `/v1/disputes/${id}`, {

@@ -10,7 +10,9 @@ export const pushBodyLimit = '1mb';
  * API key: the processor's signature over the exact bytes received is the credential, so the body is
  * read raw, whatever its type. `:account` is the connected account's uid, shown by `account list`.
  */
-export function processorHook(deps: Pick<AppDeps, 'db' | 'adapters' | 'secrets' | 'refresher' | 'logger'>) {
+export function processorHook(
+  deps: Pick<AppDeps, 'db' | 'adapters' | 'secrets' | 'refresher' | 'alertRefunds' | 'logger'>,
+) {
   return async (req: Request, res: Response): Promise<void> => {
     const reply = await receivePush(deps, {
       processor: String(req.params.processor),

@@ -14,7 +14,8 @@ import { type AlertAccount, upsertAlerts } from './upsert.js';
  */
 
 export type AlertMirrorResult =
-  | { outcome: 'mirrored'; created: number; updated: number; unchanged: number }
+  /** `written`: the uids of the alerts created or changed, for the refund rule (refund-dispatch.ts). */
+  | { outcome: 'mirrored'; created: number; updated: number; unchanged: number; written: string[] }
   /** The account is gone, paused, or another run moved its alert cursor: nothing was written. */
   | { outcome: 'stale' };
 
@@ -57,12 +58,19 @@ export async function mirrorAlerts(
   return db.transaction(async (tx): Promise<AlertMirrorResult> => {
     const [current] = await lockAccount.run(tx, { uid: account.uid });
     if (current?.status !== 'active') return { outcome: 'stale' };
-    const totals = { outcome: 'mirrored' as const, created: 0, updated: 0, unchanged: 0 };
+    const totals = {
+      outcome: 'mirrored' as const,
+      created: 0,
+      updated: 0,
+      unchanged: 0,
+      written: [] as string[],
+    };
     for (let at = 0; at < alerts.length; at += maxPageSize) {
       const result = await writeAlerts(tx, account, alerts.slice(at, at + maxPageSize), false);
       totals.created += result.created;
       totals.updated += result.updated;
       totals.unchanged += result.unchanged;
+      totals.written.push(...result.written);
     }
     return totals;
   });
@@ -103,6 +111,7 @@ async function writeAlerts(
     created,
     updated: written.length - created,
     unchanged: unique.length - written.length,
+    written: written.map((alert) => alert.uid),
   };
 }
 

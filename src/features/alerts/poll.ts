@@ -3,6 +3,7 @@ import { describeError, type Logger } from '../../logger.js';
 import type { ProcessorAdapter, ProcessorConnection } from '../../processors/types.js';
 import { ProcessorError } from '../../processors/types.js';
 import { mirrorAlertPage } from './mirror.js';
+import { type AlertRefunder, refundCoveredAlerts } from './refund-dispatch.js';
 import type { AlertAccount } from './upsert.js';
 
 /**
@@ -24,6 +25,8 @@ export type AlertPollResult =
 
 export interface AlertPollDeps {
   db: Db;
+  /** Where the alerts each page wrote go when the refund rule covers them (refund-dispatch.ts). */
+  alertRefunds: AlertRefunder;
   logger?: Logger;
 }
 
@@ -56,6 +59,7 @@ export async function pollAlerts(
       totals.created += result.created;
       totals.updated += result.updated;
       totals.unchanged += result.unchanged;
+      await refundCoveredAlerts(deps, result.written);
       cursor = listed.nextCursor;
       if (!listed.hasMore) return { outcome: 'polled', more: false, ...totals };
     }

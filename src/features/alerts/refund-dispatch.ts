@@ -2,7 +2,8 @@ import { and, asc, eq, gt, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { anyOf } from '../../db/schema/columns.js';
 import { alerts, organisations } from '../../db/schema/index.js';
-import { refundsOnItsOwn } from '../../domain/alert-refund-rule.js';
+import { type AlertRefundThresholds, refundsOnItsOwn } from '../../domain/alert-refund-rule.js';
+import { describeError, type Logger } from '../../logger.js';
 import type { AdapterRegistry } from '../../processors/registry.js';
 import { refundingAdapter } from './refunds.js';
 
@@ -26,17 +27,24 @@ export interface AlertRefunder {
  * alert's lock, so a stale answer here costs a job, never a refund.
  */
 export async function refundCoveredAlerts(
-  deps: { db: Db; refunder: AlertRefunder },
+  deps: { db: Db; alertRefunds: AlertRefunder; logger?: Logger },
   alertUids: readonly string[],
 ): Promise<number> {
   if (alertUids.length === 0) return 0;
-  const rows = await deps.db
-    .select({ alert: alerts, thresholds: organisations.alertRefundUpTo })
-    .from(alerts)
-    .innerJoin(organisations, eq(organisations.id, alerts.orgId))
-    .where(anyOf(alerts.uid, alertUids, 'uuid'));
+  let rows: { alert: typeof alerts.$inferSelect; thresholds: AlertRefundThresholds }[];
+  try {
+    rows = await deps.db
+      .select({ alert: alerts, thresholds: organisations.alertRefundUpTo })
+      .from(alerts)
+      .innerJoin(organisations, eq(organisations.id, alerts.orgId))
+      .where(anyOf(alerts.uid, alertUids, 'uuid'));
+  } catch (error) {
+    // The alerts are committed: the sweep refunds them within its interval.
+    deps.logger?.warn({ err: describeError(error) }, 'alert refunds not kicked; the sweep will catch up');
+    return 0;
+  }
   const covered = rows.filter(({ alert, thresholds }) => refundsOnItsOwn(alert, thresholds));
-  await deps.refunder.refund(covered.map(({ alert }) => alert.uid));
+  await deps.alertRefunds.refund(covered.map(({ alert }) => alert.uid));
   return covered.length;
 }
 

@@ -7,6 +7,7 @@ import { ProcessorError } from '../../processors/types.js';
 import type { SecretBox } from '../../secrets.js';
 import { AccountUnusableError, connectionOf } from '../accounts/connections.js';
 import { type AlertPollResult, pollAlerts } from '../alerts/poll.js';
+import type { AlertRefunder } from '../alerts/refund-dispatch.js';
 import { mirrorPage } from './write.js';
 
 /**
@@ -19,6 +20,8 @@ export interface PollDeps {
   db: Db;
   adapters: AdapterRegistry;
   secrets: SecretBox;
+  /** Refunds the polled alerts the organisation's rule covers (features/alerts/refund-dispatch.ts). */
+  alertRefunds: AlertRefunder;
   logger?: Logger;
 }
 

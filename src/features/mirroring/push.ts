@@ -9,6 +9,7 @@ import { ProcessorError, PushRejectedError } from '../../processors/types.js';
 import type { SecretBox } from '../../secrets.js';
 import { AccountUnusableError, connectionOf } from '../accounts/connections.js';
 import { mirrorAlerts } from '../alerts/mirror.js';
+import { type AlertRefunder, refundCoveredAlerts } from '../alerts/refund-dispatch.js';
 import { mirrorDisputes } from './write.js';
 
 /**
@@ -35,6 +36,8 @@ export interface PushDeps {
   adapters: AdapterRegistry;
   secrets: SecretBox;
   refresher: RefreshDispatcher;
+  /** Refunds the pushed alerts the organisation's rule covers (features/alerts/refund-dispatch.ts). */
+  alertRefunds: AlertRefunder;
   logger: Logger;
 }
 
@@ -111,8 +114,12 @@ export async function receivePush(deps: PushDeps, push: PushReceived): Promise<P
   // Alerts after disputes, in a transaction of their own: a failure answers 5xx and the processor sends the
   // push again, which writes the disputes' part as a repeat (nothing) and the alerts' part then.
   const alerts = result.alerts ?? [];
-  if (alerts.length > 0 && (await mirrorAlerts(deps.db, account, alerts)).outcome === 'stale') {
-    throw new ApiError('unavailable', 'This account is paused; send the push again later.');
+  if (alerts.length > 0) {
+    const written = await mirrorAlerts(deps.db, account, alerts);
+    if (written.outcome === 'stale') {
+      throw new ApiError('unavailable', 'This account is paused; send the push again later.');
+    }
+    await refundCoveredAlerts({ ...deps, logger: log }, written.written);
   }
   if (result.refresh.length > 0) await deps.refresher.refresh(account.uid, result.refresh);
   log.debug(

@@ -1,5 +1,6 @@
 import { pollAccount } from '../../features/mirroring/poll.js';
 import { refreshDispute } from '../../features/mirroring/push.js';
+import { createQueueAlertRefunder } from '../alert-refunder.js';
 import type { Handlers } from './define-worker.js';
 import type { EngineDeps } from './deps.js';
 
@@ -10,9 +11,10 @@ import type { EngineDeps } from './deps.js';
  * good page ended.
  */
 export function mirrorHandlers(deps: EngineDeps): Handlers<'mirror'> {
+  const alertRefunds = createQueueAlertRefunder(deps);
   return {
     async pollAccount({ accountUid }, { log }) {
-      const result = await pollAccount(deps, accountUid);
+      const result = await pollAccount({ ...deps, alertRefunds }, accountUid);
       if (result.outcome === 'skipped') {
         log.debug({ reason: result.reason }, 'account not polled');
         return result;
