@@ -10,6 +10,7 @@ import {
   jsonReply,
   multipartParts,
 } from './harness.js';
+import { StripeRadar } from './stripe-radar.js';
 
 /**
  * A fake Stripe, modelled on docs.stripe.com/api (disputes, events, files, charges, charge search) and
@@ -29,7 +30,8 @@ import {
  *   takes only a file of purpose `dispute_evidence`;
  * - evidence is refused once a dispute no longer awaits a response; `submit` (default true) sends it on
  *   and moves the dispute to (warning_)under_review; close makes it lost (warning_closed);
- * - errors in Stripe's shape: `{ error: { type, code?, message, param? } }`.
+ * - errors in Stripe's shape: `{ error: { type, code?, message, param? } }`;
+ * - early fraud warnings and refunds: `radar` (stripe-radar.ts).
  * The wording of the fake's refusals is its own; Stripe does not publish every message.
  */
 
@@ -201,6 +203,28 @@ export class StripeFake implements ContractFake {
   readonly #accounts = new Map<string, Account>();
   readonly #idempotency: 'bytes' | 'parameters';
   #sequence = 0;
+  /** Early fraud warnings and refunds (stripe-radar.ts). */
+  readonly radar = new StripeRadar({
+    now: () => this.now(),
+    next: () => this.#next(),
+    newCharge: (account, values) =>
+      this.#charge(this.#account(account), {
+        ...values,
+        created: this.now(),
+        fingerprint: `fp${this.#next()}`,
+      }),
+    findCharge: (account, id) =>
+      this.#account(account).charges.get(id) as ReturnType<StripeFake['chargeOf']> & {
+        amount: number;
+        currency: string;
+      },
+    record: (account, type, object) => this.#recordEvent(this.#account(account), type, object),
+    events: (account) => this.events(account),
+    sign: (body, timestamp) => this.sign(body, timestamp),
+    server: () => this.server,
+    page: (items, idOf, request, what) => page(newestFirstOf(items, idOf), request, what),
+    refuse: (status, error) => stripeError(status, error),
+  });
 
   constructor(options: StripeFakeOptions = {}) {
     this.secretKey = options.secretKey ?? stripeFakeKeys.secretKey;
@@ -478,12 +502,16 @@ export class StripeFake implements ContractFake {
   }
 
   #record(account: Account, dispute: Dispute, type: string): void {
+    this.#recordEvent(account, type, structuredClone(dispute.json));
+  }
+
+  #recordEvent(account: Account, type: string, object: Json): void {
     account.events.push({
       id: `evt_${this.#next()}`,
       object: 'event',
       api_version: apiVersion,
       created: this.now(),
-      data: { object: structuredClone(dispute.json) },
+      data: { object },
       livemode: false,
       pending_webhooks: 0,
       type,
@@ -510,6 +538,7 @@ export class StripeFake implements ContractFake {
     const account = this.#account(headerOf(request, 'stripe-account') ?? '');
     const touchesCharges =
       request.path.startsWith('/v1/charges') ||
+      request.path === '/v1/refunds' ||
       request.query.getAll('expand[]').some((path) => path.endsWith('charge'));
     if (restricted && touchesCharges) {
       return stripeError(403, {
@@ -553,6 +582,8 @@ export class StripeFake implements ContractFake {
       }
     }
     if (method === 'GET' && path === '/v1/charges/search') return this.#searchCharges(account, request);
+    const radar = this.radar.route(headerOf(request, 'stripe-account') ?? '', request);
+    if (radar) return radar;
     if (collection === 'disputes' && id && !action) {
       if (method === 'GET') return this.#retrieveDispute(account, id, request);
       if (method === 'POST') return this.#updateDispute(account, id, request);

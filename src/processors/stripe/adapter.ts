@@ -1,5 +1,11 @@
 import { z } from 'zod';
 import { type PastPayment, pastPayment } from '../../domain/evidence.js';
+import type {
+  AlertPage,
+  ListAlertsRequest,
+  RefundChargeRequest,
+  RefundChargeResult,
+} from '../alert-types.js';
 import { type AdapterContext, credentialProblem, readCredentials } from '../connection.js';
 import {
   checkEvidenceLimits,
@@ -27,6 +33,7 @@ import {
   type SubmitEvidenceResult,
 } from '../types.js';
 import { IdempotencyConflict, StripeClient } from './client.js';
+import { earlyFraudWarningEventTypes, listAlerts, normalizeAlert } from './early-fraud-warnings.js';
 import { evidenceForm, submissionMarker } from './evidence.js';
 import { listChanges } from './listing.js';
 import {
@@ -47,7 +54,8 @@ import { verifyStripeSignature } from './notifications.js';
  *   needed to take Stripe's pushes.
  *
  * Ingestion polls the disputes, then the dispute events (listing.ts); pushes name disputes to fetch
- * again. Submission uploads the response PDF and the evidence files of each category with a file field,
+ * again. Early fraud warnings are polled the same way as alerts (early-fraud-warnings.ts), and refunded
+ * through `POST /v1/refunds`; a restricted key then needs Early fraud warnings read and Refunds write. Submission uploads the response PDF and the evidence files of each category with a file field,
  * then updates the dispute with the evidence and `submit=true`, all under idempotency keys derived from
  * the submission's.
  */
@@ -81,8 +89,8 @@ export class StripeAdapter implements ProcessorAdapter {
     pastPayments: true,
     push: true,
     kinds: ['chargeback', 'retrieval'],
-    alerts: false,
-    refund: false,
+    alerts: true,
+    refund: true,
   };
   readonly #context: AdapterContext;
 
@@ -96,6 +104,32 @@ export class StripeAdapter implements ProcessorAdapter {
 
   listDisputes(request: ListDisputesRequest): Promise<DisputePage> {
     return listChanges(this.#client(request.connection), request, this.#context.logger);
+  }
+
+  listAlerts(request: ListAlertsRequest): Promise<AlertPage> {
+    const client = this.#client(request.connection);
+    return listAlerts(client, request, !request.connection.readOnly, this.#context.logger);
+  }
+
+  /**
+   * Refunds the alert's charge in full (what remains of it), as fraudulent, under the alert's key. A
+   * read-only account gave no access to refunds: refused before any call.
+   */
+  async refundCharge(request: RefundChargeRequest): Promise<RefundChargeResult> {
+    if (request.connection.readOnly) {
+      throw refusal('The account is connected read-only: this service cannot refund its charges.');
+    }
+    const refund = await this.#client(request.connection).createRefund(
+      request.charge,
+      request.idempotencyKey,
+    );
+    // A refund Stripe could not make at once ends `failed` or `canceled` (docs.stripe.com/refunds#failed-refunds).
+    if (refund.status === 'failed' || refund.status === 'canceled') {
+      throw refusal(
+        `Stripe's refund ${refund.id} ${refund.status}: ${refund.failure_reason ?? 'no reason given'}.`,
+      );
+    }
+    return { refund: refund.id };
   }
 
   async getDispute(request: GetDisputeRequest): Promise<NormalizedDispute | null> {
@@ -223,7 +257,10 @@ export class StripeAdapter implements ProcessorAdapter {
 
   /**
    * A Stripe webhook: verified with the endpoint's signing secret, and for a dispute event the dispute
-   * to fetch again (the event's own snapshot may be older than another event delivered before it).
+   * to fetch again (the event's own snapshot may be older than another event delivered before it). An
+   * early fraud warning event gives the warning as it is now, fetched with its charge for the amount, for
+   * the same reason: a `created` event delivered after an `updated` one must not make the alert
+   * actionable again. A warning Stripe no longer knows gives none.
    */
   async parsePush(request: PushRequest): Promise<PushResult> {
     const secret = this.#credentials(request.connection).webhook_secret;
@@ -236,7 +273,13 @@ export class StripeAdapter implements ProcessorAdapter {
     } catch {
       throw new PushRejectedError('The push is not a Stripe event.');
     }
-    return { refresh: event.type.startsWith('charge.dispute.') ? [event.data.object.id] : [], disputes: [] };
+    const refresh = event.type.startsWith('charge.dispute.') ? [event.data.object.id] : [];
+    if (!(earlyFraudWarningEventTypes as readonly string[]).includes(event.type)) {
+      return { refresh, disputes: [] };
+    }
+    const warning = await this.#client(request.connection).retrieveEarlyFraudWarning(event.data.object.id);
+    const alerts = warning ? [normalizeAlert(warning, !request.connection.readOnly)] : [];
+    return { refresh, disputes: [], alerts };
   }
 
   #credentials(connection: ProcessorConnection): StripeCredentials {

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { type AdapterContext, openHttp } from '../connection.js';
 import type { HttpAnswer, HttpCall, ProcessorHttp } from '../http.js';
 import { type ProcessorConnection, ProcessorError } from '../types.js';
+import { stripeEarlyFraudWarning, stripeRefund } from './early-fraud-warnings.js';
 import {
-  disputeEventTypes,
   type StripeDispute,
   stripeCharge,
   stripeDispute,
@@ -38,6 +38,7 @@ const perSecond = { live: 80, test: 20 };
 const disputeList = stripeList(stripeDispute);
 const eventList = stripeList(stripeEvent);
 const chargeSearch = stripeSearch(stripeCharge);
+const warningList = stripeList(stripeEarlyFraudWarning);
 const uploadedFile = z.object({ id: z.string().min(1), object: z.literal('file') });
 const fileList = stripeList(
   z.object({ id: z.string().min(1), filename: z.string().nullish(), size: z.number().int() }),
@@ -117,10 +118,10 @@ export class StripeClient {
     );
   }
 
-  /** One page of the account's dispute events, newest first (docs.stripe.com/api/events/list). */
-  listEvents(query: EventQuery) {
+  /** One page of the account's events of these types, newest first (docs.stripe.com/api/events/list). */
+  listEvents(query: EventQuery, types: readonly string[]) {
     const params = new URLSearchParams({ limit: String(query.limit) });
-    for (const type of disputeEventTypes) params.append('types[]', type);
+    for (const type of types) params.append('types[]', type);
     if (query.endingBefore) params.set('ending_before', query.endingBefore);
     if (query.startingAfter) params.set('starting_after', query.startingAfter);
     if (query.createdFrom !== undefined) params.set('created[gte]', String(query.createdFrom));
@@ -128,6 +129,62 @@ export class StripeClient {
       { method: 'GET', path: 'v1/events', searchParams: params, idempotent: true },
       eventList,
     );
+  }
+
+  /**
+   * One page of the account's early fraud warnings created since `createdFrom`, newest first, their
+   * charges expanded where the account allows (docs.stripe.com/api/early_fraud_warnings/list).
+   */
+  listEarlyFraudWarnings(query: { limit: number; startingAfter: string | null; createdFrom: number }) {
+    const params = new URLSearchParams({ limit: String(query.limit) });
+    params.set('created[gte]', String(query.createdFrom));
+    if (query.startingAfter) params.set('starting_after', query.startingAfter);
+    if (this.#expandCharges) params.append('expand[]', 'data.charge');
+    return this.#http.json(
+      { method: 'GET', path: 'v1/radar/early_fraud_warnings', searchParams: params, idempotent: true },
+      warningList,
+    );
+  }
+
+  /** The warning now, its charge expanded where the account allows; null when Stripe knows none. */
+  async retrieveEarlyFraudWarning(id: string) {
+    const answer = await this.#http.send({
+      method: 'GET',
+      path: `v1/radar/early_fraud_warnings/${encodeURIComponent(id)}`,
+      searchParams: this.#expandCharges ? { 'expand[]': 'charge' } : undefined,
+      idempotent: true,
+      answers: [404],
+    });
+    if (answer.status === 404) return null;
+    return this.#http.read(answer, stripeEarlyFraudWarning, JSON.parse);
+  }
+
+  /**
+   * Refunds what remains of a charge, as fraudulent (docs.stripe.com/api/refunds/create), under the
+   * caller's key: a repeat within Stripe's 24 hours gets the first refund back, so a lost answer is sent
+   * again at once. Stripe's refusal (`charge_already_refunded`, `charge_disputed`, ...) is a permanent
+   * error naming Stripe's code and message, read from its whole answer.
+   */
+  async createRefund(charge: string, idempotencyKey: string) {
+    const answer = await this.#http.send({
+      method: 'POST',
+      path: 'v1/refunds',
+      form: { charge, reason: 'fraudulent' },
+      headers: { 'idempotency-key': idempotencyKey },
+      idempotent: true,
+      answers: [400, 402, 404, 409],
+    });
+    if (answer.status < 300) return this.#http.read(answer, stripeRefund, JSON.parse);
+    if (answer.status === 409) throw this.#stillRunning(answer);
+    const said = stripeErrorOf(answer.body);
+    const Refusal = said?.type === 'idempotency_error' ? IdempotencyConflict : ProcessorError;
+    const words = [said?.code, said?.message?.slice(0, 200)].filter(Boolean).join(': ');
+    throw new Refusal('stripe', `Stripe refused the refund${words ? `: ${words}` : ''}.`, {
+      retryable: false,
+      status: answer.status,
+      excerpt: this.#http.excerpt(answer.body),
+      ...(said?.code || said?.type ? { code: said.code ?? said.type } : {}),
+    });
   }
 
   /**
@@ -268,18 +325,16 @@ export class StripeClient {
         code: error.code,
       });
     }
-    if (answer.status === 409) {
-      throw new ProcessorError(
-        'stripe',
-        'Stripe is still handling a request with the same idempotency key.',
-        {
-          retryable: true,
-          status: 409,
-          excerpt: this.#http.excerpt(answer.body),
-        },
-      );
-    }
+    if (answer.status === 409) throw this.#stillRunning(answer);
     return this.#http.read(answer, schema, JSON.parse);
+  }
+
+  #stillRunning(answer: HttpAnswer): ProcessorError {
+    return new ProcessorError('stripe', 'Stripe is still handling a request with the same idempotency key.', {
+      retryable: true,
+      status: 409,
+      excerpt: this.#http.excerpt(answer.body),
+    });
   }
 }
 
@@ -289,3 +344,23 @@ export class StripeClient {
  */
 const onBehalfOf = (account: string | null): Record<string, string> =>
   account ? { 'stripe-account': account } : {};
+
+/** Stripe's error (`{ error: { type, code, message } }`, docs.stripe.com/api/errors), where the answer is one. */
+function stripeErrorOf(body: string): { type?: string; code?: string; message?: string } | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const read = z
+    .object({
+      error: z.object({
+        type: z.string().optional(),
+        code: z.string().optional(),
+        message: z.string().optional(),
+      }),
+    })
+    .safeParse(parsed);
+  return read.success ? read.data.error : undefined;
+}

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import type { Logger } from '../../logger.js';
 import type { DisputePage, NormalizedDispute } from '../types.js';
-import type { StripeClient } from './client.js';
-import { normalizeDispute, type StripeEvent } from './mapping.js';
+import type { EventQuery, StripeClient } from './client.js';
+import { disputeEventTypes, normalizeDispute, type StripeEvent } from './mapping.js';
 
 /**
  * Mirroring a Stripe account: first every dispute Stripe holds (the backfill, `GET /v1/disputes`), then
- * the changes since, from the account's dispute events (`GET /v1/events`). Before the backfill's first
+ * the changes since, from the account's dispute events (`GET /v1/events`). Early fraud warnings are
+ * mirrored the same way, with their own list, events and cursor (early-fraud-warnings.ts). Before the backfill's first
  * page the newest dispute event is remembered (the anchor): every change made while the backfill runs
  * raises an event above it, so none is lost between the two.
  *
@@ -47,21 +48,68 @@ type ListCursor = z.infer<typeof listCursor>;
 type EventsCursor = Extract<ListCursor, { phase: 'events' }>;
 type BackfillCursor = Extract<ListCursor, { phase: 'backfill' }>;
 
+/**
+ * What is mirrored the way this file describes, for disputes and for early fraud warnings
+ * (early-fraud-warnings.ts): the list call, the event types of their changes, and the fetch of one.
+ */
+export interface ChangeSource<Item> {
+  /** One page of the objects, newest first, after `startingAfter`; `startedAt` is when the backfill began. */
+  list(query: { limit: number; startingAfter: string | null; startedAt: number }): Promise<{
+    items: Item[];
+    lastId: string | undefined;
+    hasMore: boolean;
+  }>;
+  /** One page of the events of their changes, newest first (docs.stripe.com/api/events/list). */
+  events(query: EventQuery): Promise<{ data: StripeEvent[]; has_more: boolean }>;
+  /** The object as it is now; null when Stripe no longer knows it. */
+  fetch(id: string): Promise<Item | null>;
+  /** What is listed, for the log. */
+  what: string;
+}
+
+export interface ChangePage<Item> {
+  items: Item[];
+  nextCursor: string | null;
+  hasMore: boolean;
+}
+
+/** The account's disputes changed since the cursor. */
 export async function listChanges(
   client: StripeClient,
   request: { cursor: string | null; limit: number },
   logger?: Logger,
 ): Promise<DisputePage> {
+  const source: ChangeSource<NormalizedDispute> = {
+    what: 'dispute',
+    list: async (query) => {
+      const page = await client.listDisputes(query);
+      return { items: page.data.map(normalizeDispute), lastId: page.data.at(-1)?.id, hasMore: page.has_more };
+    },
+    events: (query) => client.listEvents(query, disputeEventTypes),
+    fetch: async (id) => {
+      const dispute = await client.retrieveDispute(id, null, { withCharge: true });
+      return dispute && normalizeDispute(dispute);
+    },
+  };
+  const page = await listChangesOf(source, request, logger);
+  return { disputes: page.items, nextCursor: page.nextCursor, hasMore: page.hasMore };
+}
+
+export async function listChangesOf<Item>(
+  source: ChangeSource<Item>,
+  request: { cursor: string | null; limit: number },
+  logger?: Logger,
+): Promise<ChangePage<Item>> {
   const limit = Math.min(Math.max(Math.trunc(request.limit), 1), maxPage);
   const now = Math.floor(Date.now() / 1000);
-  const cursor = readCursor(request.cursor, logger);
-  if (cursor === null || cursor.safe < now - usableRetention) return startBackfill(client, limit, now);
-  if (cursor.phase === 'backfill') return backfillPage(client, cursor, limit);
-  return eventsPage(client, cursor, limit, now);
+  const cursor = readCursor(request.cursor, source.what, logger);
+  if (cursor === null || cursor.safe < now - usableRetention) return startBackfill(source, limit, now);
+  if (cursor.phase === 'backfill') return backfillPage(source, cursor, limit);
+  return eventsPage(source, cursor, limit, now);
 }
 
 /** The cursor as written by `writeCursor`; one that is not (another version's) starts a new backfill. */
-function readCursor(text: string | null, logger?: Logger): ListCursor | null {
+function readCursor(text: string | null, what: string, logger?: Logger): ListCursor | null {
   if (text === null) return null;
   try {
     const read = listCursor.safeParse(JSON.parse(text));
@@ -69,16 +117,20 @@ function readCursor(text: string | null, logger?: Logger): ListCursor | null {
   } catch {
     // Not JSON: handled as any other cursor this adapter did not write.
   }
-  logger?.warn({ processor: 'stripe' }, 'unreadable cursor: listing every dispute again');
+  logger?.warn({ processor: 'stripe' }, `unreadable cursor: listing every ${what} again`);
   return null;
 }
 
 const writeCursor = (cursor: ListCursor) => JSON.stringify(cursor);
 
-async function startBackfill(client: StripeClient, limit: number, now: number): Promise<DisputePage> {
-  const [newest] = (await client.listEvents({ limit: 1 })).data;
+async function startBackfill<Item>(
+  source: ChangeSource<Item>,
+  limit: number,
+  now: number,
+): Promise<ChangePage<Item>> {
+  const [newest] = (await source.events({ limit: 1 })).data;
   return backfillPage(
-    client,
+    source,
     {
       phase: 'backfill',
       after: null,
@@ -90,33 +142,35 @@ async function startBackfill(client: StripeClient, limit: number, now: number): 
   );
 }
 
-async function backfillPage(
-  client: StripeClient,
+async function backfillPage<Item>(
+  source: ChangeSource<Item>,
   cursor: BackfillCursor,
   limit: number,
-): Promise<DisputePage> {
-  const page = await client.listDisputes({ limit, startingAfter: cursor.after });
-  const last = page.data.at(-1);
-  const disputes = page.data.map(normalizeDispute);
-  if (page.has_more && last) {
-    return { disputes, nextCursor: writeCursor({ ...cursor, after: last.id }), hasMore: true };
+): Promise<ChangePage<Item>> {
+  const page = await source.list({ limit, startingAfter: cursor.after, startedAt: cursor.safe });
+  if (page.hasMore && page.lastId) {
+    return { items: page.items, nextCursor: writeCursor({ ...cursor, after: page.lastId }), hasMore: true };
   }
   // The backfill is done; the changes made while it ran wait above the anchor.
   const { anchor, anchorAt, safe } = cursor;
-  return { disputes, nextCursor: writeCursor({ phase: 'events', anchor, anchorAt, safe }), hasMore: true };
+  return {
+    items: page.items,
+    nextCursor: writeCursor({ phase: 'events', anchor, anchorAt, safe }),
+    hasMore: true,
+  };
 }
 
-async function eventsPage(
-  client: StripeClient,
+async function eventsPage<Item>(
+  source: ChangeSource<Item>,
   cursor: EventsCursor,
   limit: number,
   now: number,
-): Promise<DisputePage> {
+): Promise<ChangePage<Item>> {
   const anchored =
     cursor.anchor !== null && cursor.anchorAt !== null && cursor.anchorAt >= now - usableRetention;
   const { events, more } = anchored
-    ? await eventsAbove(client, cursor.anchor as string, limit)
-    : await eventsSince(client, cursor.safe - clockSkew, limit);
+    ? await eventsAbove(source, cursor.anchor as string, limit)
+    : await eventsSince(source, cursor.safe - clockSkew, limit);
   const newest = events.at(-1);
   const next: EventsCursor = {
     phase: 'events',
@@ -126,15 +180,15 @@ async function eventsPage(
     // event delivered is.
     safe: more && newest ? Math.max(cursor.safe, newest.created) : now,
   };
-  return { disputes: await changedDisputes(client, events), nextCursor: writeCursor(next), hasMore: more };
+  return { items: await changedItems(source, events), nextCursor: writeCursor(next), hasMore: more };
 }
 
 /**
  * The events just above the anchor, oldest first. `ending_before` gives the page adjacent to the
  * anchor on its newer side, itself newest first (docs.stripe.com/api/pagination).
  */
-async function eventsAbove(client: StripeClient, anchor: string, limit: number) {
-  const page = await client.listEvents({ limit, endingBefore: anchor });
+async function eventsAbove<Item>(source: ChangeSource<Item>, anchor: string, limit: number) {
+  const page = await source.events({ limit, endingBefore: anchor });
   return { events: [...page.data].reverse(), more: page.has_more };
 }
 
@@ -143,11 +197,11 @@ async function eventsAbove(client: StripeClient, anchor: string, limit: number) 
  * since `from` is read: few, as this runs only when the account had no dispute event for weeks or none
  * at all when its backfill began.
  */
-async function eventsSince(client: StripeClient, from: number, limit: number) {
+async function eventsSince<Item>(source: ChangeSource<Item>, from: number, limit: number) {
   const newestFirst: StripeEvent[] = [];
   let startingAfter: string | undefined;
   for (;;) {
-    const page = await client.listEvents({ limit: maxPage, createdFrom: from, startingAfter });
+    const page = await source.events({ limit: maxPage, createdFrom: from, startingAfter });
     newestFirst.push(...page.data);
     startingAfter = page.data.at(-1)?.id;
     if (!page.has_more || startingAfter === undefined) break;
@@ -157,21 +211,20 @@ async function eventsSince(client: StripeClient, from: number, limit: number) {
 }
 
 /**
- * The disputes the events are about, as they are now, ordered by their latest event. An event's own
- * snapshot is as old as the event and in the API version of its day; fetching the dispute gives its
+ * The objects the events are about, as they are now, ordered by their latest event. An event's own
+ * snapshot is as old as the event and in the API version of its day; fetching the object gives its
  * current state in the pinned version, with its charge, exactly as the backfill and a push read it.
  */
-async function changedDisputes(client: StripeClient, events: StripeEvent[]): Promise<NormalizedDispute[]> {
+async function changedItems<Item>(source: ChangeSource<Item>, events: StripeEvent[]): Promise<Item[]> {
   const ids = [...new Set(events.map((event) => event.data.object.id).reverse())].reverse();
-  const found: (NormalizedDispute | null)[] = new Array(ids.length).fill(null);
+  const found: (Item | null)[] = new Array(ids.length).fill(null);
   let next = 0;
   const worker = async () => {
     while (next < ids.length) {
       const at = next++;
-      const dispute = await client.retrieveDispute(ids[at] as string, null, { withCharge: true });
-      found[at] = dispute && normalizeDispute(dispute);
+      found[at] = await source.fetch(ids[at] as string);
     }
   };
   await Promise.all(Array.from({ length: Math.min(fetchConcurrency, ids.length) }, worker));
-  return found.filter((dispute): dispute is NormalizedDispute => dispute !== null);
+  return found.filter((item): item is Item => item !== null);
 }
