@@ -179,12 +179,16 @@ export class StripeClient {
     const said = stripeErrorOf(answer.body);
     const Refusal = said?.type === 'idempotency_error' ? IdempotencyConflict : ProcessorError;
     const words = [said?.code, said?.message?.slice(0, 200)].filter(Boolean).join(': ');
-    throw new Refusal('stripe', `Stripe refused the refund${words ? `: ${words}` : ''}.`, {
-      retryable: false,
-      status: answer.status,
-      excerpt: this.#http.excerpt(answer.body),
-      ...(said?.code || said?.type ? { code: said.code ?? said.type } : {}),
-    });
+    throw new Refusal(
+      'stripe',
+      `Stripe refused the refund${words ? `: ${words}` : ''}`.replace(/\.?$/, '.'),
+      {
+        retryable: false,
+        status: answer.status,
+        excerpt: this.#http.excerpt(answer.body),
+        ...(said?.code || said?.type ? { code: said.code ?? said.type } : {}),
+      },
+    );
   }
 
   /**
