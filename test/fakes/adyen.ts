@@ -17,7 +17,8 @@ import { type FakeReply, type FakeRequest, FakeServer, jsonReply } from './harne
  * - the dispute lifecycle: defending moves a dispute to Pending (INFORMATION_SUPPLIED), accepting to
  *   Accepted; a dispute no longer Undefended cannot be defended or accepted again;
  * - webhooks: signed notification batches of up to 100 items describing each dispute's latest event,
- *   and the Dispute transaction details report with one row per event.
+ *   and the Dispute transaction details report with one row per event; fraud reports
+ *   (NOTIFICATION_OF_FRAUD, `addFraudNotification`) come the same way.
  */
 
 export const adyenFakeCredentials = {
@@ -176,6 +177,18 @@ export class AdyenFake implements ContractFake {
     }
     this.disputes.set(dispute.pspReference, dispute);
     return dispute;
+  }
+
+  /**
+   * An issuer's fraud report (NOTIFICATION_OF_FRAUD: Visa TC40, Mastercard SAFE) on a payment: its
+   * notification item and its report row come as a dispute's do, with its own PSP reference.
+   */
+  addFraudNotification(overrides: Partial<FakeAdyenDispute> = {}): FakeAdyenDispute {
+    return this.addDispute({
+      history: [{ eventCode: 'NOTIFICATION_OF_FRAUD', status: 'Undefended', at: new Date(this.#epoch) }],
+      defendable: false,
+      ...overrides,
+    });
   }
 
   /** The processor moves the dispute on: a new event in its history. */

@@ -19,8 +19,10 @@ import {
 } from '../types.js';
 import { defenseFor, disputeFromEvent, evidenceLimits, pdfLimitBytes } from './mapping.js';
 import {
+  alertOf,
   eventOf,
   isDisputeEvent,
+  isFraudNotification,
   notificationSchema,
   unsignedAttributes,
   verifies,
@@ -189,9 +191,9 @@ export class AdyenAdapter implements ProcessorAdapter {
   /**
    * A Standard webhook batch: every item must carry a valid HMAC signature or the whole batch is refused
    * (Adyen sends it again). The HMAC covers only some fields of an item, and Adyen publishes no call that
-   * fetches a dispute: what it does not cover is marked unsigned, and only fills what is not known. Items
-   * of other merchant accounts (a company-level webhook) and events that are not a dispute's are
-   * acknowledged and left out. Adyen expects `[accepted]` back.
+   * fetches a dispute: what it does not cover is marked unsigned, and only fills what is not known. A
+   * NOTIFICATION_OF_FRAUD item is an alert. Items of other merchant accounts (a company-level webhook)
+   * and other events are acknowledged and left out. Adyen expects `[accepted]` back.
    */
   async parsePush(request: PushRequest): Promise<PushResult> {
     const credentials = readCredentials(processor, credentialsSchema, request.connection);
@@ -223,16 +225,19 @@ export class AdyenAdapter implements ProcessorAdapter {
     if (forged >= 0) {
       throw new PushRejectedError(`notification item ${forged + 1} does not carry a valid HMAC signature`);
     }
-    const disputes: NormalizedDispute[] = items
-      .filter((item) => item.merchantAccountCode === credentials.merchant_account && isDisputeEvent(item))
+    const ours = items.filter((item) => item.merchantAccountCode === credentials.merchant_account);
+    const disputes: NormalizedDispute[] = ours
+      .filter(isDisputeEvent)
       .map((item) => disputeFromEvent(eventOf(item)));
+    const alerts = ours.filter(isFraudNotification).map(alertOf);
     this.#context.logger?.debug(
-      { processor, items: items.length, disputes: disputes.length },
+      { processor, items: items.length, disputes: disputes.length, alerts: alerts.length },
       'adyen push read',
     );
     return {
       refresh: [],
       disputes,
+      ...(alerts.length > 0 ? { alerts } : {}),
       unsigned: unsignedAttributes,
       reply: { contentType: 'text/plain', body: '[accepted]' },
     };

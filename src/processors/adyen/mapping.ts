@@ -51,12 +51,12 @@ export type EventRule = EventRuleBase &
 
 /**
  * Dispute event codes (docs.adyen.com/api-explorer/Webhooks/1, the dispute events). Any other event code
- * (AUTHORISATION, REFUND, ...) is not a dispute's and is ignored.
+ * (AUTHORISATION, REFUND, ...) is not a dispute's and is ignored. NOTIFICATION_OF_FRAUD (the issuer's
+ * TC40 or SAFE fraud report) is no dispute: no money moves and nothing is answered. It is an alert
+ * (`fraudNotificationCode`, notifications.ts; docs/api.md, "Alerts").
  */
 export const eventRules: Record<string, EventRule> = {
   REQUEST_FOR_INFORMATION: { kind: 'retrieval', opens: true, status: 'Undefended' },
-  // A fraud report from the issuer (TC40/SAFE): information only, nothing to answer.
-  NOTIFICATION_OF_FRAUD: { kind: 'retrieval', opens: true, outcome: 'warning_closed' },
   NOTIFICATION_OF_CHARGEBACK: { kind: 'chargeback', opens: true, status: 'Undefended' },
   CHARGEBACK: { kind: 'chargeback', opens: true, status: 'Undefended' },
   // "Defense documents uploaded or dispute auto-defended": sent for RFIs and chargebacks alike.
@@ -72,6 +72,9 @@ export const eventRules: Record<string, EventRule> = {
   PREARBITRATION_WON: { kind: 'pre_arbitration', opens: false, outcome: 'won' },
   PREARBITRATION_LOST: { kind: 'pre_arbitration', opens: false, outcome: 'lost' },
 };
+
+/** The event code of an issuer's fraud report: an alert, not a dispute event. */
+export const fraudNotificationCode = 'NOTIFICATION_OF_FRAUD';
 
 /**
  * Adyen's scheme codes (`chargebackSchemeCode`, the report's "CB Scheme Code") and payment method names
@@ -143,7 +146,6 @@ function schemeCodeOf(event: DisputeEvent) {
 }
 
 function reasonOf(event: DisputeEvent, kind: Kind): Reason {
-  if (event.eventCode === 'NOTIFICATION_OF_FRAUD') return 'fraudulent';
   if (kind === 'retrieval') return 'retrieved';
   return networkReason(event.chargeback.reason, schemeCodeOf(event).network);
 }

@@ -1,7 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
+import type { NormalizedAlert } from '../alert-types.js';
 import { type DisputeAttribute, PushRejectedError } from '../types.js';
-import { type DisputeEvent, eventRules } from './mapping.js';
+import { type DisputeEvent, eventRules, fraudNotificationCode } from './mapping.js';
 
 /**
  * Adyen's Standard webhooks in JSON (docs.adyen.com/development-resources/webhooks): a batch of
@@ -56,6 +57,28 @@ export function verifies(item: NotificationItem, hexKey: string): boolean {
 }
 
 export const isDisputeEvent = (item: NotificationItem) => Object.hasOwn(eventRules, item.eventCode);
+
+export const isFraudNotification = (item: NotificationItem) => item.eventCode === fraudNotificationCode;
+
+/**
+ * A NOTIFICATION_OF_FRAUD item as an alert (docs/api.md, "Alerts"): the issuer's fraud report (Visa
+ * TC40, Mastercard SAFE) on the payment `originalReference`, named by its own `pspReference`. Its amount
+ * and currency are signed; its date and `reason` (the fraud type, Adyen's words) are not, and say only
+ * when and why. Never actionable: the account's Disputes API credential cannot refund (docs/operations.md,
+ * "Adyen").
+ */
+export function alertOf(item: NotificationItem): NormalizedAlert {
+  const at = item.eventDate ? new Date(item.eventDate) : null;
+  return {
+    id: item.pspReference,
+    charge: item.originalReference || null,
+    amount: item.amount?.value ?? null,
+    currency: item.amount?.currency.toLowerCase() ?? null,
+    fraudType: item.reason || null,
+    actionable: false,
+    reportedAt: at && !Number.isNaN(at.getTime()) ? at : null,
+  };
+}
 
 /**
  * What the HMAC does not cover (additionalData, eventDate, reason, paymentMethod): a forger who holds one

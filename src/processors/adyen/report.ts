@@ -1,7 +1,7 @@
 import { latestById } from '../../domain/mirrored-changes.js';
 import { type ReportRow, readReportRows } from '../report-files.js';
 import type { NormalizedDispute } from '../types.js';
-import { type DisputeEvent, disputeFromEvent, eventRules } from './mapping.js';
+import { type DisputeEvent, disputeFromEvent, eventRules, fraudNotificationCode } from './mapping.js';
 
 /**
  * Adyen's Dispute transaction details report (Customer Area, Reports; dispute_report_YYYY_MM_DD.csv;
@@ -9,7 +9,8 @@ import { type DisputeEvent, disputeFromEvent, eventRules } from './mapping.js';
  * (the event code in CamelCase: NotificationOfChargeback is NOTIFICATION_OF_CHARGEBACK), so a dispute is
  * read from its latest row, as from its latest webhook. The report carries no disputeStatus: each record
  * type's own status is assumed (mapping.ts, eventRules). Dates are in the account's time zone, named in a
- * "<column> TimeZone" column beside each date.
+ * "<column> TimeZone" column beside each date. NotificationOfFraud rows are issuers' fraud reports, not
+ * disputes: they are left out (they reach this service as alerts by the webhook, docs/api.md, "Alerts").
  */
 export const reportColumns = {
   disputeReference: 'Dispute PSP Reference',
@@ -75,7 +76,9 @@ export const zoneOffsets: Record<string, number> = {
 };
 
 export function readAdyenReport(csv: string): NormalizedDispute[] {
-  const events = readReportRows(csv, required).map(eventOfRow);
+  const events = readReportRows(csv, required)
+    .map(eventOfRow)
+    .filter((event): event is DisputeEvent => event !== null);
   // A file lists events as they were booked; the latest of each dispute is its state.
   const ordered = events
     .map((event, at) => ({ event, at }))
@@ -83,10 +86,12 @@ export function readAdyenReport(csv: string): NormalizedDispute[] {
   return latestById(ordered.map(({ event }) => disputeFromEvent(event)));
 }
 
-function eventOfRow(row: ReportRow): DisputeEvent {
+/** The row's dispute event; null for a fraud report's row. */
+function eventOfRow(row: ReportRow): DisputeEvent | null {
   const value = (column: string) => row.get(column) || null;
   const recordType = row.get(reportColumns.recordType);
   const eventCode = recordType.replace(/(?<=[a-z])(?=[A-Z])/g, '_').toUpperCase();
+  if (eventCode === fraudNotificationCode) return null;
   if (!Object.hasOwn(eventRules, eventCode)) throw row.fail(`"${recordType}" is not a dispute record type`);
   const reference = row.get(reportColumns.disputeReference);
   if (!reference) throw row.fail(`"${reportColumns.disputeReference}" is empty`);

@@ -429,6 +429,8 @@ describe('adyen adapter against the fake Adyen', () => {
           network: 'visa',
           networkReasonCode: '13.1',
           processorStatus: 'NOTIFICATION_OF_CHARGEBACK',
+          resolution: null,
+          compellingEvidenceProcessorStatus: null,
         },
       ]);
     });
@@ -501,6 +503,29 @@ describe('adyen adapter against the fake Adyen', () => {
         ]),
       );
       expect(result.disputes.map((dispute) => dispute.id)).toEqual([ours]);
+    });
+
+    it('reads a notification of fraud as an alert, never actionable, beside the disputes of the batch', async () => {
+      const fraud = fake.addFraudNotification({ currency: 'EUR', amount: 2599 });
+      const [chargeback] = fake.addDisputes(1) as [string];
+      const item = fake.notificationItem(fraud.pspReference);
+      const result = await parse(fake.push([item, fake.notificationItem(chargeback)]));
+      expect(result.disputes.map((dispute) => dispute.id)).toEqual([chargeback]);
+      expect(result.alerts).toEqual([
+        {
+          id: fraud.pspReference,
+          charge: fraud.originalReference,
+          amount: 2599,
+          currency: 'eur',
+          fraudType: 'Other Fraud-Card Absent Environment',
+          actionable: false,
+          reportedAt: new Date(item.eventDate as string),
+        },
+      ]);
+      expect(result.reply).toEqual({ contentType: 'text/plain', body: '[accepted]' });
+      // Another merchant account's fraud report is left out, as its disputes are.
+      const theirs = fake.sign({ ...item, merchantAccountCode: 'OtherECOM' });
+      expect((await parse(fake.push([theirs]))).alerts).toBeUndefined();
     });
 
     it('refuses the whole push when one item is not signed with our key', async () => {
@@ -580,6 +605,8 @@ describe('adyen adapter against the fake Adyen', () => {
           network: 'mastercard',
           networkReasonCode: '4853',
           processorStatus: 'NOTIFICATION_OF_CHARGEBACK',
+          resolution: null,
+          compellingEvidenceProcessorStatus: null,
         },
       ]);
     });
@@ -601,6 +628,14 @@ describe('adyen adapter against the fake Adyen', () => {
         closedAt: new Date('2026-07-09T12:00:00Z'),
         disputedAt: null,
       });
+    });
+
+    it('leaves out the fraud reports (NotificationOfFraud rows): they are alerts, not disputes', () => {
+      const fraud = fake.addFraudNotification();
+      const [chargeback] = fake.addDisputes(1) as [string];
+      const read = adapter.readReport(fake.report([fraud.pspReference, chargeback]));
+      expect(read.map((dispute) => dispute.id)).toEqual([chargeback]);
+      expect(adapter.readReport(fake.report([fraud.pspReference]))).toEqual([]);
     });
 
     it.each([

@@ -44,7 +44,6 @@ describe('adyen event codes', () => {
   // [event code, the state, the kind, whether the event date is when it was disputed]
   const rows: [string, string, string, boolean][] = [
     ['REQUEST_FOR_INFORMATION', 'warning_needs_response', 'retrieval', true],
-    ['NOTIFICATION_OF_FRAUD', 'warning_closed', 'retrieval', true],
     ['NOTIFICATION_OF_CHARGEBACK', 'needs_response', 'chargeback', true],
     ['CHARGEBACK', 'needs_response', 'chargeback', true],
     ['INFORMATION_SUPPLIED', 'under_review', 'chargeback', false],
@@ -107,8 +106,7 @@ describe('adyen reasons', () => {
     expect(dispute.reason).toBe(expected);
   });
 
-  it('a notification of fraud is fraudulent, and a request for information is retrieved', () => {
-    expect(disputeFromEvent(event({ eventCode: 'NOTIFICATION_OF_FRAUD' })).reason).toBe('fraudulent');
+  it('a request for information is retrieved', () => {
     expect(disputeFromEvent(event({ eventCode: 'REQUEST_FOR_INFORMATION' })).reason).toBe('retrieved');
   });
 });
