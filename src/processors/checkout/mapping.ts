@@ -149,6 +149,16 @@ export function reasonOf(
   return networkReason(reasonCode, networkOf(scheme));
 }
 
+/**
+ * The pre-dispute program that resolved the dispute: `rdr` for a dispute resolved by Visa Rapid Dispute
+ * Resolution (docs/api.md, "The dispute object"); its state stays `charge_refunded`.
+ */
+export function resolutionOf(dispute: Pick<CheckoutDispute, 'status' | 'resolved_reason'>): 'rdr' | null {
+  return dispute.status === 'resolved' && dispute.resolved_reason === 'rapid_dispute_resolution'
+    ? 'rdr'
+    : null;
+}
+
 /** True for disputes whose `resolved_reason` only the full object carries (the list's summary lacks it). */
 export const needsDetail = (dispute: CheckoutDispute): boolean =>
   dispute.status === 'resolved' && !dispute.resolved_reason;
@@ -177,6 +187,7 @@ export function normalizeDispute(dispute: CheckoutDispute): NormalizedDispute {
     network: networkOf(scheme),
     networkReasonCode: reported(dispute.reason_code),
     processorStatus: dispute.status,
+    resolution: resolutionOf(dispute),
   });
 }
 

@@ -179,6 +179,22 @@ describe('checkout adapter against the fake Checkout.com', () => {
       expect(paths).toContain(`/disputes/${credit}`);
     });
 
+    it('a dispute resolved by Visa Rapid Dispute Resolution: charge_refunded, resolution rdr, listed and fetched', async () => {
+      const { cursor } = await scan(null);
+      const [rdr, refunded] = fake.addDisputes(2) as [string, string];
+      fake.setStatus(rdr, 'resolved', 'rapid_dispute_resolution');
+      fake.setStatus(refunded, 'resolved', 'already_refunded');
+      const { listed } = await scan(cursor);
+      const read = new Map(listed.map((dispute) => [dispute.id, dispute]));
+      expect(read.get(rdr)).toMatchObject({ state: 'charge_refunded', resolution: 'rdr' });
+      expect(read.get(refunded)).toMatchObject({ state: 'charge_refunded', resolution: null });
+      expect(await adapter.getDispute({ connection: connection(), id: rdr })).toMatchObject({
+        state: 'charge_refunded',
+        resolution: 'rdr',
+        processorStatus: 'resolved',
+      });
+    });
+
     it('lists and fetches for a read-only account with the disputes calls alone', async () => {
       const [id] = fake.addDisputes(1) as [string];
       const readOnly = { ...connection(), readOnly: true };

@@ -61,6 +61,15 @@ describe('Checkout.com statuses', () => {
     expect(dispute({ status: 'resolved', resolved_reason: reason }).state).toBe(state);
   });
 
+  it.each([
+    ['resolved', 'rapid_dispute_resolution', 'rdr'],
+    ['resolved', 'already_refunded', null],
+    ['resolved', null, null],
+    ['won', 'rapid_dispute_resolution', null],
+  ] as const)('status %s resolved because %s: resolution %s', (status, reason, resolution) => {
+    expect(dispute({ status, resolved_reason: reason }).resolution).toBe(resolution);
+  });
+
   it('a resolved_reason it does not know leaves the status row', () => {
     expect(dispute({ status: 'resolved', resolved_reason: 'something_new' }).state).toBe('charge_refunded');
   });
