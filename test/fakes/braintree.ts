@@ -60,6 +60,8 @@ export interface FakeDispute {
   /** The disputed transaction's `payment-instrument-subtype`, and the network's own `reason-code`. */
   cardType: string;
   reasonCode: string | null;
+  /** `none`, or `visa_rdr` for a dispute Visa RDR resolved (Braintree auto-accepts it). */
+  preDisputeProgram: string;
   finalized: number;
   submitted: { text: string; files: Buffer[] } | undefined;
 }
@@ -274,6 +276,7 @@ export async function startBraintreeFake(options: BraintreeFakeOptions = {}): Pr
       transactionId: transaction.id,
       cardType: (cards[index % cards.length] as (typeof cards)[number]).cardType,
       reasonCode: (cards[index % cards.length] as (typeof cards)[number]).code,
+      preDisputeProgram: 'none',
       finalized: 0,
       submitted: undefined,
       ...values,
@@ -297,6 +300,7 @@ export async function startBraintreeFake(options: BraintreeFakeOptions = {}): Pr
       reason: dispute.reason,
       'reason-code': orNil(dispute.reasonCode),
       'reason-description': nil,
+      'pre-dispute-program': dispute.preDisputeProgram,
       'received-date': typed(dispute.receivedDate, 'date'),
       'reference-number': `REF-${dispute.id}`,
       'reply-by-date': typed(dispute.replyByDate, 'date'),

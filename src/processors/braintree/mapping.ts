@@ -137,6 +137,8 @@ export const braintreeDispute = z
     'created-at': moment.nullish(),
     'updated-at': moment.nullish(),
     'date-won': date.nullish(),
+    /** `none` or `visa_rdr` (the SDKs' Dispute::PreDisputeProgram; GraphQL PreDisputeProgram NONE, VISA_RDR). */
+    'pre-dispute-program': z.preprocess(lowerCase, text).nullish(),
     'status-history': list(statusEvent).nullish(),
     evidence: list(braintreeEvidence).nullish(),
     transaction: z
@@ -194,7 +196,18 @@ export function toNormalizedDispute(dispute: BraintreeDispute): NormalizedDisput
     networkReasonCode: reported(dispute['reason-code']),
     // The status as the gateway's XML spells it (`open`, `disputed`, ...): its own word, lower-case.
     processorStatus: dispute.status,
+    resolution: resolutionOf(dispute),
   });
+}
+
+/**
+ * `rdr` for a dispute of Visa's Rapid Dispute Resolution program (`pre-dispute-program` `visa_rdr`):
+ * Braintree accepts it on the merchant's behalf, refunding the cardholder before a chargeback (its
+ * `dispute_auto_accepted` webhook), so the state stays the `lost` of an accepted dispute (docs/api.md,
+ * "The dispute object").
+ */
+export function resolutionOf(dispute: Pick<BraintreeDispute, 'pre-dispute-program'>): 'rdr' | null {
+  return dispute['pre-dispute-program'] === 'visa_rdr' ? 'rdr' : null;
 }
 
 /**

@@ -591,6 +591,22 @@ describe('braintree webhooks', () => {
     });
   });
 
+  it('a Visa RDR dispute auto-accepted: its notification names it, and it reads lost with resolution rdr', async () => {
+    const id = fake.addDispute({ status: 'auto_accepted', preDisputeProgram: 'visa_rdr' });
+    const push = fake.notification('dispute_auto_accepted', id);
+    expect(await adapter.parsePush({ connection: connection(), ...push })).toEqual({
+      refresh: [id],
+      disputes: [],
+    });
+    expect(await adapter.getDispute({ connection: connection(), id })).toMatchObject({
+      state: 'lost',
+      resolution: 'rdr',
+      processorStatus: 'auto_accepted',
+    });
+    const plain = fake.addDispute({ status: 'auto_accepted' });
+    expect((await adapter.getDispute({ connection: connection(), id: plain }))?.resolution).toBeNull();
+  });
+
   it('finds the pair for its public key among several', async () => {
     const id = fake.addDispute();
     const payload = payloadOf(fake.notification('dispute_opened', id));

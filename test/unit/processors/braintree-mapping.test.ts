@@ -167,6 +167,16 @@ describe('braintree dispute objects', () => {
     });
   });
 
+  it.each([
+    ['visa_rdr', 'auto_accepted', 'rdr', 'lost'],
+    ['VISA_RDR', 'accepted', 'rdr', 'lost'],
+    ['none', 'auto_accepted', null, 'lost'],
+    [null, 'open', null, 'needs_response'],
+  ])('pre-dispute program %s, status %s: resolution %s, state %s', (program, status, resolution, state) => {
+    const read = readDispute({ ...dispute, status, 'pre-dispute-program': program });
+    expect(toNormalizedDispute(read)).toMatchObject({ resolution, state });
+  });
+
   it('closes a decided dispute at the latest history event of its status', () => {
     const won = readDispute({
       ...dispute,
