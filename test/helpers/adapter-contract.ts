@@ -161,6 +161,8 @@ export function adapterContract(spec: AdapterSpec): void {
       expect(Boolean(adapter.acceptDispute)).toBe(capabilities.accept);
       expect(Boolean(adapter.pastPayments)).toBe(capabilities.pastPayments);
       expect(Boolean(adapter.parsePush)).toBe(capabilities.push);
+      expect(Boolean(adapter.listAlerts)).toBe(capabilities.alerts);
+      expect(Boolean(adapter.refundCharge)).toBe(capabilities.refund);
       expect(capabilities.kinds.length).toBeGreaterThan(0);
       expect(capabilities.list || capabilities.push || Boolean(adapter.readReport)).toBe(true);
     });
