@@ -243,6 +243,8 @@ describe('vantiv adapter', () => {
         network: 'mastercard',
         networkReasonCode: '4837',
         processorStatus: 'Merchant',
+        resolution: null,
+        compellingEvidenceProcessorStatus: null,
       });
       const [request] = fake.server.requests;
       expect(request).toMatchObject({ method: 'GET', path: `/chargebacks/${found.caseId}` });

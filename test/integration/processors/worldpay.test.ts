@@ -96,6 +96,8 @@ describe('worldpay adapter against the fake Worldpay', () => {
           network: null,
           networkReasonCode: null,
           processorStatus: 'CHARGED_BACK',
+          resolution: null,
+          compellingEvidenceProcessorStatus: null,
         },
       ]);
     });
@@ -234,6 +236,8 @@ describe('worldpay adapter against the fake Worldpay', () => {
           network: null,
           networkReasonCode: '13.1',
           processorStatus: 'IN_PROGRESS',
+          resolution: null,
+          compellingEvidenceProcessorStatus: null,
         },
       ]);
     });
