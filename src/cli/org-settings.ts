@@ -22,6 +22,8 @@ interface SettingsOptions {
   defaultTemplate: string[];
   allowedOrigin: string[];
   removeAllowedOrigin: string[];
+  visaComplianceFee?: string;
+  alertRefundUpTo: string[];
   json?: boolean;
 }
 
@@ -39,6 +41,11 @@ function describe(settings: OrganisationSettings, defaultDueSoonHours: number): 
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([key, template]) => [mode, key, template]),
   );
+  const thresholds = (['test', 'live'] as const).flatMap((mode) =>
+    Object.entries(settings.alert_refund_up_to[mode])
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([currency, amount]) => [mode, currency, String(amount)]),
+  );
   return [
     `organisation ${settings.org} (${settings.name})`,
     table(
@@ -47,12 +54,16 @@ function describe(settings: OrganisationSettings, defaultDueSoonHours: number): 
         ['api version', settings.api_version],
         ['queue lead', plural(settings.queue_lead_hours)],
         ['due-soon window', dueSoon],
+        ['visa compliance fee', settings.visa_compliance_fee],
       ],
     ),
     defaults.length === 0
       ? 'default templates: none'
       : `default templates:\n${table(['mode', 'for', 'template'], defaults)}`,
     `allowed origins: ${settings.allowed_origins.join(', ') || 'none'}`,
+    thresholds.length === 0
+      ? 'alert refunds up to: none'
+      : `alert refunds up to (minor units):\n${table(['mode', 'currency', 'amount'], thresholds)}`,
   ].join('\n');
 }
 
@@ -65,7 +76,10 @@ export function registerOrgSettingsCommand(org: Command, io: CliIo): void {
     .option('--queue-lead-hours <hours>', 'how long before due_by a queued dispute is submitted (0-720)')
     .option('--due-soon-hours <hours>', 'when dispute.due_soon is sent (1-720, or "default": DUE_SOON_HOURS)')
     .addOption(
-      new Option('--mode <mode>', 'the mode --default-template applies to').choices(['test', 'live']),
+      new Option('--mode <mode>', 'the mode --default-template and --alert-refund-up-to apply to').choices([
+        'test',
+        'live',
+      ]),
     )
     .option(
       '--default-template <key=templateId>',
@@ -80,6 +94,16 @@ export function registerOrgSettingsCommand(org: Command, io: CliIo): void {
       [],
     )
     .option('--remove-allowed-origin <origin>', 'no longer allow that site (repeatable)', collect, [])
+    .option(
+      '--visa-compliance-fee <accept|refuse>',
+      "whether a Visa compliance dispute is answered with the network's fee acknowledged (default refuse)",
+    )
+    .option(
+      '--alert-refund-up-to <currency:amount>',
+      'refund an actionable alert whose charge is at most this many minor units in that currency; `<currency>:none` removes one, `none` all of the mode (repeatable)',
+      collect,
+      [],
+    )
     .option('--json', 'print JSON')
     .action(async (options: SettingsOptions) => {
       const changing =
@@ -88,7 +112,9 @@ export function registerOrgSettingsCommand(org: Command, io: CliIo): void {
         options.dueSoonHours !== undefined ||
         options.defaultTemplate.length > 0 ||
         options.allowedOrigin.length > 0 ||
-        options.removeAllowedOrigin.length > 0;
+        options.removeAllowedOrigin.length > 0 ||
+        options.visaComplianceFee !== undefined ||
+        options.alertRefundUpTo.length > 0;
       const settings = await io.withDatabase((db) =>
         changing
           ? updateOrganisationSettings(db, options.org, {
@@ -99,6 +125,8 @@ export function registerOrgSettingsCommand(org: Command, io: CliIo): void {
               defaultTemplates: options.defaultTemplate,
               allowedOrigins: options.allowedOrigin,
               removeAllowedOrigins: options.removeAllowedOrigin,
+              visaComplianceFee: options.visaComplianceFee as 'accept' | 'refuse' | undefined,
+              alertRefundUpTo: options.alertRefundUpTo,
             })
           : getOrganisationSettings(db, options.org),
       );

@@ -67,6 +67,41 @@ const allowedOrigin = z.string().transform((value, context) => {
   return url.origin;
 });
 
+/** The largest threshold taken: ten billion in a two-decimal currency, far above any one charge. */
+export const maxAlertRefundUpTo = 1_000_000_000_000;
+
+/** The currencies this runtime knows (ISO 4217), lower-case as thresholds are stored. */
+const knownCurrencies = new Set(Intl.supportedValuesOf('currency').map((code) => code.toLowerCase()));
+
+/**
+ * One `--alert-refund-up-to` value: `<currency>:<amount in minor units>` sets that currency's threshold,
+ * `<currency>:none` removes it, `none` removes every threshold of the mode (docs/api.md, "Organisation
+ * settings"). The currency is a known ISO 4217 code in any case, stored lower-case.
+ */
+export type AlertRefundChange = { currency: string; amount: number | null } | { all: 'none' };
+
+const alertRefundUpTo = z.string().transform((value, context): AlertRefundChange => {
+  const fail = (message: string) => {
+    context.addIssue({ code: 'custom', message: `alert refund threshold ${message}` });
+    return z.NEVER;
+  };
+  const given = value.trim();
+  if (given.toLowerCase() === 'none') return { all: 'none' };
+  const match = /^([A-Za-z]{3}):(.*)$/.exec(given);
+  if (!match) return fail(`must be <currency>:<amount in minor units>, <currency>:none or none, not ${show(value)}`);
+  const currency = (match[1] as string).toLowerCase();
+  const amount = (match[2] as string).trim();
+  if (!knownCurrencies.has(currency)) return fail(`${show(value)}: ${show(match[1])} is not a known currency`);
+  if (amount.toLowerCase() === 'none') return { currency, amount: null };
+  const whole = /^\d{1,13}$/.test(amount) ? Number(amount) : Number.NaN;
+  if (!(whole <= maxAlertRefundUpTo)) {
+    return fail(
+      `${show(value)}: the amount must be a whole number of minor units from 0 to ${maxAlertRefundUpTo}, or none`,
+    );
+  }
+  return { currency, amount: whole };
+});
+
 export const settingsChange = z
   .object({
     apiVersion: z
@@ -89,11 +124,34 @@ export const settingsChange = z
     defaultTemplates: z.array(defaultTemplate).optional(),
     allowedOrigins: z.array(allowedOrigin).optional(),
     removeAllowedOrigins: z.array(allowedOrigin).optional(),
+    visaComplianceFee: z
+      .enum(['accept', 'refuse'], {
+        error: (issue) => `visa compliance fee must be accept or refuse, not ${show(issue.input)}`,
+      })
+      .optional(),
+    alertRefundUpTo: z.array(alertRefundUpTo).optional(),
   })
   .refine((change) => !change.defaultTemplates?.length || change.mode !== undefined, {
     error: 'default templates belong to a mode: give --mode test or --mode live',
+  })
+  .refine((change) => !change.alertRefundUpTo?.length || change.mode !== undefined, {
+    error: 'alert refund thresholds belong to a mode: give --mode test or --mode live',
   });
 export type SettingsChange = z.input<typeof settingsChange>;
+
+/** A mode's thresholds after the changes, applied in the order given. */
+export function applyAlertRefundChanges(
+  current: Readonly<Record<string, number>>,
+  changes: readonly AlertRefundChange[],
+): Record<string, number> {
+  let next: Record<string, number> = { ...current };
+  for (const change of changes) {
+    if ('all' in change) next = {};
+    else if (change.amount === null) delete next[change.currency];
+    else next[change.currency] = change.amount;
+  }
+  return next;
+}
 
 /** The change, checked whole; a bad value throws with the first problem's message. */
 export function parseSettingsChange(input: SettingsChange): z.output<typeof settingsChange> {

@@ -198,6 +198,8 @@ describe('npm run cli -- org settings', () => {
       due_soon_hours: null,
       default_templates: { test: {}, live: {} },
       allowed_origins: [],
+      visa_compliance_fee: 'refuse',
+      alert_refund_up_to: { test: {}, live: {} },
     });
     expect(
       await json(
@@ -226,16 +228,18 @@ describe('npm run cli -- org settings', () => {
     expect(human.stdout).toBe(
       [
         `organisation ${tenant.org} (Test Org)`,
-        'setting          value',
-        'api version      2021-09-15',
-        'queue lead       36 hours',
-        'due-soon window  72 hours',
+        'setting              value',
+        'api version          2021-09-15',
+        'queue lead           36 hours',
+        'due-soon window      72 hours',
+        'visa compliance fee  refuse',
         'default templates:',
         'mode  for         template',
         `test  amex:F29    ${template}`,
         `test  fraudulent  ${template}`,
         `test  general     ${template}`,
         'allowed origins: none',
+        'alert refunds up to: none',
         '',
       ].join('\n'),
     );
@@ -245,7 +249,51 @@ describe('npm run cli -- org settings', () => {
       due_soon_hours: null,
       default_templates: { test: { general: template, 'amex:F29': template }, live: {} },
     });
-    expect((await settings()).stdout).toContain('due-soon window  48 hours (the DUE_SOON_HOURS default)');
+    expect((await settings()).stdout).toContain('due-soon window      48 hours (the DUE_SOON_HOURS default)');
+  });
+
+  it('sets the visa compliance fee and the alert refund thresholds per mode and currency, and removes them', async () => {
+    const other = await newTenant(api);
+    const of = async (...args: string[]) => {
+      const result = await cli(['org', 'settings', '--org', other.org, ...args, '--json']);
+      expect(result, result.stderr).toMatchObject({ code: 0, stderr: '' });
+      return JSON.parse(result.stdout);
+    };
+    expect(
+      await of(
+        '--visa-compliance-fee',
+        'accept',
+        '--mode',
+        'test',
+        '--alert-refund-up-to',
+        'USD:5000',
+        '--alert-refund-up-to',
+        'eur:2500',
+      ),
+    ).toMatchObject({
+      visa_compliance_fee: 'accept',
+      alert_refund_up_to: { test: { usd: 5000, eur: 2500 }, live: {} },
+    });
+    expect(await of('--mode', 'live', '--alert-refund-up-to', 'jpy:0')).toMatchObject({
+      alert_refund_up_to: { test: { usd: 5000, eur: 2500 }, live: { jpy: 0 } },
+    });
+    const human = await cli(['org', 'settings', '--org', other.org]);
+    expect(human.stdout).toContain('visa compliance fee  accept');
+    expect(human.stdout).toContain(
+      [
+        'alert refunds up to (minor units):',
+        'mode  currency  amount',
+        'test  eur       2500',
+        'test  usd       5000',
+        'live  jpy       0',
+      ].join('\n'),
+    );
+    expect(await of('--mode', 'test', '--alert-refund-up-to', 'usd:none')).toMatchObject({
+      alert_refund_up_to: { test: { eur: 2500 }, live: { jpy: 0 } },
+    });
+    expect(
+      await of('--visa-compliance-fee', 'refuse', '--mode', 'live', '--alert-refund-up-to', 'none'),
+    ).toMatchObject({ visa_compliance_fee: 'refuse', alert_refund_up_to: { test: { eur: 2500 }, live: {} } });
   });
 
   it.each([
@@ -280,6 +328,22 @@ describe('npm run cli -- org settings', () => {
     [
       ['--mode', 'test', '--default-template', 'maestro:4837=x'],
       'error: default template "maestro:4837=x": "maestro" is not a card network',
+    ],
+    [
+      ['--visa-compliance-fee', 'yes'],
+      'error: visa compliance fee must be accept or refuse, not "yes"',
+    ],
+    [
+      ['--alert-refund-up-to', 'usd:5000'],
+      'error: alert refund thresholds belong to a mode: give --mode test or --mode live',
+    ],
+    [
+      ['--mode', 'test', '--alert-refund-up-to', 'usd:5000', '--alert-refund-up-to', 'xts:1'],
+      'error: alert refund threshold "xts:1": "xts" is not a known currency',
+    ],
+    [
+      ['--mode', 'test', '--alert-refund-up-to', 'usd:-5'],
+      'error: alert refund threshold "usd:-5": the amount must be a whole number of minor units from 0 to 1000000000000, or none',
     ],
     [
       ['--mode', 'live', '--default-template', `fraudulent=${template}`],

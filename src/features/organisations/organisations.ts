@@ -2,7 +2,12 @@ import { and, arrayContains, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { apiKeys, organisations } from '../../db/schema/index.js';
 import { defaultsProblem } from '../../domain/default-templates.js';
-import { parseSettingsChange, type SettingsChange, wholeHours } from '../../domain/organisation-settings.js';
+import {
+  applyAlertRefundChanges,
+  parseSettingsChange,
+  type SettingsChange,
+  wholeHours,
+} from '../../domain/organisation-settings.js';
 import { show } from '../../domain/values.js';
 import { latestVersion } from '../../domain/versions.js';
 import { newId } from '../../ids.js';
@@ -126,7 +131,11 @@ function keyRow(orgId: string, mode: Mode, key: string) {
  * - `default_templates`: per mode, reason or `<network>:<code>` -> template attached to new disputes that
  *   no rule gave one (domain/default-templates.ts);
  * - `allowed_origins`: sites other than the service's own whose pages may call the API from a browser
- *   (api/middleware/origin.ts).
+ *   (api/middleware/origin.ts);
+ * - `visa_compliance_fee`: whether a Visa compliance dispute may be answered with the network's fee
+ *   acknowledged (docs/api.md, "What is sent for CE 3.0 and Visa compliance");
+ * - `alert_refund_up_to`: per mode, the largest charge per currency (minor units) an actionable alert
+ *   refunds on its own (docs/api.md, "Alerts").
  */
 export interface OrganisationSettings {
   org: string;
@@ -136,6 +145,8 @@ export interface OrganisationSettings {
   due_soon_hours: number | null;
   default_templates: { test: Record<string, string>; live: Record<string, string> };
   allowed_origins: string[];
+  visa_compliance_fee: 'accept' | 'refuse';
+  alert_refund_up_to: { test: Record<string, number>; live: Record<string, number> };
 }
 
 export async function getOrganisationSettings(db: Db, org: string): Promise<OrganisationSettings> {
@@ -195,6 +206,12 @@ export async function updateOrganisationSettings(
       const kept = current.allowedOrigins.filter((origin) => !removed.has(origin));
       values.allowedOrigins = [...new Set([...kept, ...(change.allowedOrigins ?? [])])];
     }
+    if (change.visaComplianceFee !== undefined) values.visaComplianceFee = change.visaComplianceFee;
+    if (change.mode !== undefined && change.alertRefundUpTo?.length) {
+      const mode = change.mode;
+      const forMode = applyAlertRefundChanges(current.alertRefundUpTo[mode] ?? {}, change.alertRefundUpTo);
+      values.alertRefundUpTo = { ...current.alertRefundUpTo, [mode]: forMode };
+    }
     if (Object.keys(values).length === 0) return current;
     const [row] = await tx
       .update(organisations)
@@ -221,6 +238,8 @@ function describeSettings(row: typeof organisations.$inferSelect): OrganisationS
     due_soon_hours: row.dueSoonHours,
     default_templates: { test: row.defaultTemplates.test ?? {}, live: row.defaultTemplates.live ?? {} },
     allowed_origins: row.allowedOrigins,
+    visa_compliance_fee: row.visaComplianceFee === 'accept' ? 'accept' : 'refuse',
+    alert_refund_up_to: { test: row.alertRefundUpTo.test ?? {}, live: row.alertRefundUpTo.live ?? {} },
   };
 }
 
