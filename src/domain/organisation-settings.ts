@@ -88,10 +88,12 @@ const alertRefundUpTo = z.string().transform((value, context): AlertRefundChange
   const given = value.trim();
   if (given.toLowerCase() === 'none') return { all: 'none' };
   const match = /^([A-Za-z]{3}):(.*)$/.exec(given);
-  if (!match) return fail(`must be <currency>:<amount in minor units>, <currency>:none or none, not ${show(value)}`);
+  if (!match)
+    return fail(`must be <currency>:<amount in minor units>, <currency>:none or none, not ${show(value)}`);
   const currency = (match[1] as string).toLowerCase();
   const amount = (match[2] as string).trim();
-  if (!knownCurrencies.has(currency)) return fail(`${show(value)}: ${show(match[1])} is not a known currency`);
+  if (!knownCurrencies.has(currency))
+    return fail(`${show(value)}: ${show(match[1])} is not a known currency`);
   if (amount.toLowerCase() === 'none') return { currency, amount: null };
   const whole = /^\d{1,13}$/.test(amount) ? Number(amount) : Number.NaN;
   if (!(whole <= maxAlertRefundUpTo)) {

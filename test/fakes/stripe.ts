@@ -10,6 +10,7 @@ import {
   jsonReply,
   multipartParts,
 } from './harness.js';
+import { StripeEnhancedEvidenceFake } from './stripe-enhanced-evidence.js';
 import { StripeRadar } from './stripe-radar.js';
 
 /**
@@ -77,6 +78,8 @@ export interface NewDispute {
   dueBy?: number;
   /** The card's brand and the network's code (payment_method_details.card). Default: the next of `cards`. */
   card?: { brand: string; code: string };
+  /** A Visa compliance dispute: its evidence goes only with the fee acknowledged (stripe-enhanced-evidence.ts). */
+  visaCompliance?: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -200,6 +203,8 @@ export class StripeFake implements ContractFake {
   readonly received: FakeRequest[] = [];
   /** Runs before each request is handled: a test's way to change the account between two calls. */
   beforeHandling: ((request: FakeRequest) => void) | undefined;
+  /** Visa CE 3.0 and compliance evidence: eligibility, checks, and what each dispute received. */
+  readonly enhanced = new StripeEnhancedEvidenceFake();
   readonly #accounts = new Map<string, Account>();
   readonly #idempotency: 'bytes' | 'parameters';
   #sequence = 0;
@@ -294,6 +299,7 @@ export class StripeFake implements ContractFake {
           status,
         },
       };
+      this.enhanced.opened(dispute.json, options);
       account.disputes.set(id, dispute);
       account.disputePositions.set(id, account.disputeOrder.length);
       account.disputeOrder.push(id);
@@ -319,6 +325,24 @@ export class StripeFake implements ContractFake {
       dispute,
       to === 'under_review' ? 'charge.dispute.updated' : 'charge.dispute.closed',
     );
+  }
+
+  /** A succeeded charge with the dispute's card, `days` before its disputed charge (a past payment to name). */
+  addPriorCharge(id: string, days: number): Json & { id: string; created: number } {
+    const { account, dispute } = this.#find(id);
+    const disputed = account.charges.get(dispute.chargeId) as Json & { id: string; created: number };
+    const card = (disputed.payment_method_details as { card: { fingerprint: string } }).card;
+    return this.#charge(account, {
+      created: disputed.created - days * 86_400,
+      amount: 1999,
+      currency: disputed.currency as string,
+      fingerprint: card.fingerprint,
+    });
+  }
+
+  /** Sets text evidence fields of a dispute as Stripe fills them (`customer_purchase_ip`, …). */
+  setEvidence(id: string, evidence: Record<string, string>): void {
+    Object.assign(this.#find(id).dispute.json.evidence as Json, evidence);
   }
 
   submissionCount(id: string): number {
@@ -669,7 +693,12 @@ export class StripeFake implements ContractFake {
           return refuse(`Received unknown parameter: ${name}`, { param: name });
         }
         evidence[field] = value;
-      } else if (!/^metadata\[\w+\]$/.test(name) && name !== 'submit' && name !== 'expand[]') {
+      } else if (
+        !/^metadata\[\w+\]$/.test(name) &&
+        !name.startsWith('evidence[enhanced_evidence]') &&
+        name !== 'submit' &&
+        name !== 'expand[]'
+      ) {
         return refuse(`Received unknown parameter: ${name}`, { param: name });
       }
     }
@@ -694,6 +723,15 @@ export class StripeFake implements ContractFake {
       }
     }
     if (combined > 150_000) return refuse('The combined evidence text is longer than 150000 characters.');
+    const enhanced = this.enhanced.update(
+      dispute.json,
+      params,
+      account.charges,
+      dispute.chargeId,
+      changesEvidence && submit,
+    );
+    if (typeof enhanced !== 'function') return enhanced;
+    enhanced();
 
     const stored = dispute.json.evidence as Record<string, string | null>;
     Object.assign(stored, evidence);

@@ -34,6 +34,7 @@ import {
 } from '../types.js';
 import { IdempotencyConflict, StripeClient } from './client.js';
 import { earlyFraudWarningEventTypes, listAlerts, normalizeAlert } from './early-fraud-warnings.js';
+import { enhancedEvidence } from './enhanced-evidence.js';
 import { evidenceForm, submissionMarker } from './evidence.js';
 import { listChanges } from './listing.js';
 import {
@@ -167,6 +168,15 @@ export class StripeAdapter implements ProcessorAdapter {
         `Stripe takes evidence only while a dispute awaits a response; '${dispute.id}' is ${current.status}.`,
       );
     }
+    // Before any upload: a Visa compliance dispute whose fee the organisation refuses is not answered.
+    const enhanced = enhancedEvidence(request, current);
+    if ('refused' in enhanced) throw refusal(enhanced.refused);
+    if (enhanced.skipped) {
+      this.#context.logger?.warn(
+        { dispute: dispute.id, reason: enhanced.skipped },
+        'Visa CE 3.0 qualified, but no enhanced evidence is sent to Stripe',
+      );
+    }
     // The uploads and the update are the steps of one submission: each key is derived from the
     // submission's own, so a retry reuses the files uploaded before and replays an update that went through.
     const fileId = await this.#upload(client, dispute.accountId, {
@@ -182,7 +192,7 @@ export class StripeAdapter implements ProcessorAdapter {
         idempotencyKey: uploadKey(idempotencyKey, upload),
       });
     }
-    const form = evidenceForm(response.evidence, fileId, slots, idempotencyKey);
+    const form = { ...evidenceForm(response.evidence, fileId, slots, idempotencyKey), ...enhanced.form };
     try {
       const updated = await client.updateDispute(dispute.id, form, idempotencyKey, dispute.accountId);
       return { reference: fileOf(updated) ?? fileId };

@@ -21,9 +21,11 @@ import {
 /**
  * Every call names the API version its answers are read in, whatever the account's default
  * (docs.stripe.com/api/versioning): the shapes in mapping.ts are this version's. Charge search needs
- * 2020-08-27 or later (docs.stripe.com/search#limitations).
+ * 2020-08-27 or later (docs.stripe.com/search#limitations). Visa CE 3.0's enhanced evidence and verdict
+ * need 2024-10-28.acacia or later, the `visa_compliance` fee 2025-06-30.basil, the `prevented` status
+ * 2025-08-27.basil (docs/api.md, "What is sent for CE 3.0 and Visa compliance").
  */
-export const stripeApiVersion = '2024-06-20';
+export const stripeApiVersion = '2025-08-27.basil';
 
 const hosts = { live: 'https://api.stripe.com', test: 'https://api.stripe.com' };
 /** Uploads go to their own host (docs.stripe.com/file-upload); an account's --base-url replaces both. */

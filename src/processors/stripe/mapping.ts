@@ -133,7 +133,7 @@ export const combinedTextLimit = 150_000;
  * - types and size: `dispute_evidence` uploads are PDF, JPEG or PNG of at most 5 MB
  *   (docs.stripe.com/file-upload, the purposes table);
  * - no total and no page limit: the stored documentation gives none for the API version pinned here
- *   (2024-06-20). From 2026-09-30 Stripe refuses evidence whose estimated page count exceeds the card
+ *   (2025-08-27.basil). From 2026-09-30 Stripe refuses evidence whose estimated page count exceeds the card
  *   network's limit (`dispute_evidence_page_limit_exceeded`, docs.stripe.com/changelog/endive/2026-09-30/
  *   page-limit-validation-dispute-evidence), a number it does not publish;
  * - text: the fields' own caps; a field with none is bounded by the combined 150,000 only, and evidence
@@ -256,8 +256,17 @@ export const stripeDispute = z.object({
       /** 0 (or null) when the issuer allows no response to this dispute. */
       due_by: unix.nullish(),
       submission_count: z.number().int().nullish(),
+      /** Stripe's Visa CE 3.0 verdict (API 2024-10-28.acacia on; docs/api.md, "Compelling evidence"). */
+      enhanced_eligibility: z
+        .object({
+          visa_compelling_evidence_3: z.object({ status: z.string().nullish() }).nullish().catch(null),
+        })
+        .nullish()
+        .catch(null),
     })
     .nullish(),
+  /** The programs whose enhanced evidence this dispute takes: `visa_compelling_evidence_3`, `visa_compliance`. */
+  enhanced_eligibility_types: z.array(z.string()).nullish().catch(null),
   metadata: z.record(z.string(), z.string()).nullish(),
   /** Card disputes only: the card's brand and the network's own reason code (payment_method_details.card). */
   payment_method_details: z
@@ -328,8 +337,11 @@ export function normalizeDispute(dispute: StripeDispute): NormalizedDispute {
     state: responseDisabled ? 'response_disabled' : stripeStatuses[dispute.status],
     reason: reasonOf(dispute.reason),
     kind: stripeKinds[dispute.status],
-    resolution: null,
-    compellingEvidenceProcessorStatus: null,
+    // Resolved by a pre-dispute program (Visa RDR and the like) before it became a chargeback.
+    resolution: dispute.status === 'prevented' ? 'rdr' : null,
+    compellingEvidenceProcessorStatus: orNull(
+      dispute.evidence_details?.enhanced_eligibility?.visa_compelling_evidence_3?.status,
+    ),
     chargedAt: charge ? dateOf(charge.created) : null,
     disputedAt: dateOf(dispute.created),
     dueBy: dueBy > 0 ? dateOf(dueBy) : null,

@@ -58,6 +58,27 @@ describe('stripe status mapping', () => {
     expect(dispute.state).toBe(state);
     expect(dispute.kind).toBe(kind);
     expect(dispute.closedAt).toEqual(closed ? new Date(created * 1000) : null);
+    // Only a dispute a pre-dispute program resolved (Visa RDR and the like) has a resolution.
+    expect(dispute.resolution).toBe(status === 'prevented' ? 'rdr' : null);
+  });
+
+  it.each([
+    [{ visa_compelling_evidence_3: { status: 'qualified', required_actions: [] } }, 'qualified'],
+    [
+      { visa_compelling_evidence_3: { status: 'requires_action', required_actions: ['missing_customer_identifiers'] } },
+      'requires_action',
+    ],
+    [{ visa_compelling_evidence_3: { status: 'not_qualified', required_actions: [] } }, 'not_qualified'],
+    [{}, null],
+    [null, null],
+    [undefined, null],
+    ['unreadable', null],
+  ])("mirrors Stripe's CE 3.0 verdict %j as %j", (eligibility, status) => {
+    const dispute = stripe({
+      evidence_details: { due_by: dueBy, submission_count: 0, enhanced_eligibility: eligibility },
+      enhanced_eligibility_types: ['visa_compelling_evidence_3'],
+    });
+    expect(normalizeDispute(dispute).compellingEvidenceProcessorStatus).toBe(status);
   });
 
   it('covers every status of the table, and none is a state of this service', () => {
