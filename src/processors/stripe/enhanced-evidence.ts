@@ -39,7 +39,10 @@ export type EnhancedEvidence = { form: Record<string, string>; skipped: string |
  * note when CE 3.0 applied by our verdict but is not sent; `refused` when the dispute cannot be answered
  * as the organisation has set it (a Visa compliance dispute whose fee it refuses).
  */
-export function enhancedEvidence(request: SubmitEvidenceRequest, current: StripeDispute): EnhancedEvidence {
+export function enhancedEvidence(
+  request: Pick<SubmitEvidenceRequest, 'evidence' | 'compellingEvidence' | 'visaComplianceFee'>,
+  current: StripeDispute,
+): EnhancedEvidence {
   const types = current.enhanced_eligibility_types ?? [];
   const form: Record<string, string> = {};
   if (types.includes('visa_compliance')) {

@@ -50,7 +50,7 @@ function request(
     fields?: Record<string, string>;
     payments?: PastPayment[];
   } = {},
-): SubmitEvidenceRequest {
+): Pick<SubmitEvidenceRequest, 'evidence' | 'compellingEvidence' | 'visaComplianceFee'> {
   return {
     evidence: {
       template: null,
@@ -68,7 +68,7 @@ function request(
     },
     compellingEvidence: overrides.verdict === undefined ? qualified : overrides.verdict,
     visaComplianceFee: overrides.fee ?? 'refuse',
-  } as SubmitEvidenceRequest;
+  };
 }
 
 const ce3 = 'evidence[enhanced_evidence][visa_compelling_evidence_3]';
