@@ -40,6 +40,8 @@ export interface FakeEvidence {
   url: string | null;
   file: Buffer | null;
   category: string | null;
+  /** Groups the categorized pieces of one prior transaction (PRIOR_NON_DISPUTED_TRANSACTION_*). */
+  sequenceNumber?: string | null;
   createdAt: Date;
 }
 
@@ -138,6 +140,36 @@ const money: [string, string][] = [
   ['GBP', '0.99'],
 ];
 const maxDocumentBytes = 4 * 1024 * 1024;
+/** DisputeTextEvidenceCategory (developer.paypal.com/braintree/graphql/reference/types/dispute-text-evidence-category). */
+const textCategories = new Set([
+  'CARRIER_NAME',
+  'CREDIT_ISSUED_AMOUNT',
+  'CREDIT_ISSUED_ARN',
+  'CREDIT_ISSUED_DATE_TIME',
+  'DEVICE_ID',
+  'DEVICE_NAME',
+  'DOWNLOAD_DATE_TIME',
+  'GENERAL',
+  'GEOGRAPHICAL_LOCATION',
+  'PRIOR_DIGITAL_GOODS_TRANSACTION_ARN',
+  'PRIOR_DIGITAL_GOODS_TRANSACTION_DATE_TIME',
+  'PRIOR_DIGITAL_GOODS_TRANSACTION_ID',
+  'PRIOR_NON_DISPUTED_TRANSACTION_ARN',
+  'PRIOR_NON_DISPUTED_TRANSACTION_DATE_TIME',
+  'PRIOR_NON_DISPUTED_TRANSACTION_EMAIL_ADDRESS',
+  'PRIOR_NON_DISPUTED_TRANSACTION_ID',
+  'PRIOR_NON_DISPUTED_TRANSACTION_IP_ADDRESS',
+  'PRIOR_NON_DISPUTED_TRANSACTION_PHONE_NUMBER',
+  'PRIOR_NON_DISPUTED_TRANSACTION_PHYSICAL_ADDRESS',
+  'PURCHASER_EMAIL_ADDRESS',
+  'PURCHASER_IP_ADDRESS',
+  'PURCHASER_NAME',
+  'RECURRING_TRANSACTION_ARN',
+  'RECURRING_TRANSACTION_DATE_TIME',
+  'RECURRING_TRANSACTION_ID',
+  'REFUND_ID',
+  'TRACKING_NUMBER',
+]);
 /** DisputeFileEvidenceCategory (developer.paypal.com/braintree/graphql/reference/types/dispute-file-evidence-category). */
 const fileCategories = new Set([
   'GENERAL',
@@ -334,6 +366,7 @@ export async function startBraintreeFake(options: BraintreeFakeOptions = {}): Pr
       'sent-to-processor-at': nil,
       url: orNil(evidence.url),
       category: orNil(evidence.category),
+      'sequence-number': orNil(evidence.sequenceNumber ?? null),
     };
   }
 
@@ -409,8 +442,13 @@ export async function startBraintreeFake(options: BraintreeFakeOptions = {}): Pr
     if (comments === null && upload === undefined) {
       return refusal('95703', 'document_upload_id', 'Evidence needs comments or an evidence document');
     }
-    if (upload && category !== null && !fileCategories.has(category)) {
+    if (category !== null && !(upload ? fileCategories : textCategories).has(category)) {
       return refusal('95706', 'category', 'The category you supplied on the evidence record is not valid');
+    }
+    const sequence = sent['sequence-number'];
+    const sequenceNumber = typeof sequence === 'string' && sequence !== '' ? sequence : null;
+    if (sequenceNumber !== null && !/^\d+$/.test(sequenceNumber)) {
+      return refusal('95707', 'sequence_number', 'Sequence number must be an integer');
     }
     const evidence: FakeEvidence = {
       id: next('ev'),
@@ -418,6 +456,7 @@ export async function startBraintreeFake(options: BraintreeFakeOptions = {}): Pr
       url: upload ? `https://braintree-fake.example/evidence/${uploadId}/${upload.name}` : null,
       file: upload?.data ?? null,
       category,
+      sequenceNumber,
       createdAt: now(),
     };
     dispute.evidence.push(evidence);

@@ -77,12 +77,20 @@ export class BraintreeClient {
   }
 
   /** `POST disputes/{id}/evidence` with `comments`: text evidence, answered with the evidence's id. */
-  async addTextEvidence(disputeId: string, comments: string): Promise<string> {
+  async addTextEvidence(
+    disputeId: string,
+    comments: string,
+    categorized?: { category: string; sequenceNumber: string | null },
+  ): Promise<string> {
     const answer = await this.#write({
       method: 'POST',
       path: `disputes/${segment(disputeId)}/evidence`,
       headers: xmlHeaders,
-      body: writeXml('evidence', { comments }),
+      body: writeXml('evidence', {
+        comments,
+        ...(categorized ? { category: categorized.category } : {}),
+        ...(categorized?.sequenceNumber ? { 'sequence-number': categorized.sequenceNumber } : {}),
+      }),
     });
     return this.#read(answer, 'evidence', evidenceCreated).id;
   }

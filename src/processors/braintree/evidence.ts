@@ -3,6 +3,7 @@ import { checkEvidenceLimits, sentAttached, sentDocument, slottedFiles } from '.
 import type { AttachedFile, SubmitEvidenceRequest, SubmitEvidenceResult } from '../types.js';
 import { ProcessorError } from '../types.js';
 import type { BraintreeClient } from './client.js';
+import { compellingEvidenceItems } from './compelling-evidence.js';
 import { type BraintreeEvidence, type BraintreeStatus, evidenceLimits } from './mapping.js';
 
 /**
@@ -23,6 +24,7 @@ import { type BraintreeEvidence, type BraintreeStatus, evidenceLimits } from './
  * twice. Braintree cannot list document uploads: an upload whose answer was lost is never attached, and
  * the next attempt uploads the file again.
  * The files' limits are checked before the first call: a file over them fails the submission, unsent.
+ * A qualified Visa CE 3.0 verdict adds categorized text evidence (compelling-evidence.ts).
  */
 
 /** Statuses a dispute reaches only through a finalize (or after one): our evidence went to the bank. */
@@ -109,6 +111,17 @@ export async function submitEvidence(
     await client.removeEvidence(dispute.id, stale.id);
   }
   const textId = text?.id ?? (await client.addTextEvidence(dispute.id, evidenceText(request)));
+  // Categorized pieces carry no marker (their text is the value): one the dispute already holds, from an
+  // earlier attempt, is not added again.
+  for (const item of compellingEvidenceItems(request)) {
+    const held = evidence.some(
+      (piece) =>
+        piece.category === item.category &&
+        piece.comments === item.comments &&
+        (piece['sequence-number'] ?? null) === item.sequenceNumber,
+    );
+    if (!held) await client.addTextEvidence(dispute.id, item.comments, item);
+  }
   for (const { file, slot } of slotted) {
     const filename = fileName(key, file);
     if (held(filename)) continue;

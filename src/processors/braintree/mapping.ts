@@ -117,6 +117,11 @@ export const braintreeEvidence = z.object({
   'created-at': moment.nullish(),
   'sent-to-processor-at': text.nullish(),
   category: text.nullish(),
+  /** Groups categorized evidence of one prior transaction (CE 3.0: compelling-evidence.ts). */
+  'sequence-number': z
+    .union([text, z.number()])
+    .nullish()
+    .transform((value) => (value === null || value === undefined ? null : String(value))),
 });
 export type BraintreeEvidence = z.infer<typeof braintreeEvidence>;
 
