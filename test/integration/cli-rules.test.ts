@@ -329,10 +329,7 @@ describe('npm run cli -- org settings', () => {
       ['--mode', 'test', '--default-template', 'maestro:4837=x'],
       'error: default template "maestro:4837=x": "maestro" is not a card network',
     ],
-    [
-      ['--visa-compliance-fee', 'yes'],
-      'error: visa compliance fee must be accept or refuse, not "yes"',
-    ],
+    [['--visa-compliance-fee', 'yes'], 'error: visa compliance fee must be accept or refuse, not "yes"'],
     [
       ['--alert-refund-up-to', 'usd:5000'],
       'error: alert refund thresholds belong to a mode: give --mode test or --mode live',

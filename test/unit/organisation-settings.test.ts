@@ -50,9 +50,15 @@ describe('alert refund thresholds (org settings --mode <mode> --alert-refund-up-
     ['xyz:5000', '"xyz:5000": "xyz" is not a known currency'],
     ['ZZZ:none', '"ZZZ:none": "ZZZ" is not a known currency'],
     ['usd:-1', '"usd:-1": the amount must be a whole number of minor units from 0 to 1000000000000, or none'],
-    ['usd:1.5', '"usd:1.5": the amount must be a whole number of minor units from 0 to 1000000000000, or none'],
+    [
+      'usd:1.5',
+      '"usd:1.5": the amount must be a whole number of minor units from 0 to 1000000000000, or none',
+    ],
     ['usd:', '"usd:": the amount must be a whole number of minor units from 0 to 1000000000000, or none'],
-    ['usd:1e3', '"usd:1e3": the amount must be a whole number of minor units from 0 to 1000000000000, or none'],
+    [
+      'usd:1e3',
+      '"usd:1e3": the amount must be a whole number of minor units from 0 to 1000000000000, or none',
+    ],
     [
       'usd:1000000000001',
       '"usd:1000000000001": the amount must be a whole number of minor units from 0 to 1000000000000, or none',

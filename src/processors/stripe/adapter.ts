@@ -58,7 +58,8 @@ import { verifyStripeSignature } from './notifications.js';
  * again. Early fraud warnings are polled the same way as alerts (early-fraud-warnings.ts), and refunded
  * through `POST /v1/refunds`; a restricted key then needs Early fraud warnings read and Refunds write. Submission uploads the response PDF and the evidence files of each category with a file field,
  * then updates the dispute with the evidence and `submit=true`, all under idempotency keys derived from
- * the submission's.
+ * the submission's. The update carries Visa CE 3.0's enhanced evidence and a Visa compliance dispute's
+ * fee as enhanced-evidence.ts decides.
  */
 
 const credentials = z.object({

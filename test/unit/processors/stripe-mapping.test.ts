@@ -65,7 +65,12 @@ describe('stripe status mapping', () => {
   it.each([
     [{ visa_compelling_evidence_3: { status: 'qualified', required_actions: [] } }, 'qualified'],
     [
-      { visa_compelling_evidence_3: { status: 'requires_action', required_actions: ['missing_customer_identifiers'] } },
+      {
+        visa_compelling_evidence_3: {
+          status: 'requires_action',
+          required_actions: ['missing_customer_identifiers'],
+        },
+      },
       'requires_action',
     ],
     [{ visa_compelling_evidence_3: { status: 'not_qualified', required_actions: [] } }, 'not_qualified'],
