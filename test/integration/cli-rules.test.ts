@@ -252,7 +252,9 @@ describe('npm run cli -- org settings', () => {
     expect((await settings()).stdout).toContain('due-soon window      48 hours (the DUE_SOON_HOURS default)');
   });
 
-  it('sets the visa compliance fee and the alert refund thresholds per mode and currency, and removes them', async () => {
+  it('sets the visa compliance fee and the alert refund thresholds per mode and currency, and removes them', {
+    timeout: 120_000,
+  }, async () => {
     const other = await newTenant(api);
     const of = async (...args: string[]) => {
       const result = await cli(['org', 'settings', '--org', other.org, ...args, '--json']);
