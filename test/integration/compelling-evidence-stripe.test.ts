@@ -61,7 +61,9 @@ async function visaFraud(days: [number, number]) {
   ];
   fake.setEvidence(id, { customer_purchase_ip: ip });
   const charges = days.map((before) => fake.addPriorCharge(id, before));
-  expect(await pollAccount(api.engine, accountUid)).toMatchObject({ outcome: 'polled' });
+  expect(await pollAccount({ ...api.engine, alertRefunds: api.deps.alertRefunds }, accountUid)).toMatchObject(
+    { outcome: 'polled' },
+  );
   const answered = await api.call('PUT', `/v1/disputes/${id}`, {
     key: tenant.key,
     json: {
@@ -149,7 +151,7 @@ describe('Visa CE 3.0 against the Stripe fake', () => {
     expect(fake.dispute(id).evidence_details).toMatchObject({
       enhanced_eligibility: { visa_compelling_evidence_3: { status: 'qualified', required_actions: [] } },
     });
-    await pollAccount(api.engine, accountUid);
+    await pollAccount({ ...api.engine, alertRefunds: api.deps.alertRefunds }, accountUid);
     expect((await readStored(api, tenant, id)).compellingEvidenceProcessorStatus).toBe('qualified');
   });
 
@@ -169,7 +171,7 @@ describe('Visa CE 3.0 against the Stripe fake', () => {
     const [update] = updateBody(id);
     expect(update).toBeDefined();
     expect([...(update?.keys() ?? [])].filter((key) => key.includes('enhanced_evidence'))).toEqual([]);
-    await pollAccount(api.engine, accountUid);
+    await pollAccount({ ...api.engine, alertRefunds: api.deps.alertRefunds }, accountUid);
     expect((await readStored(api, tenant, id)).compellingEvidenceProcessorStatus).toBe('requires_action');
   });
 });
