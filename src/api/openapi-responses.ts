@@ -18,6 +18,7 @@ import type {
   webhookEndpointObject,
 } from '../features/webhooks/objects.js';
 import type { errorBody } from './middleware/errors.js';
+import { compellingEvidenceSchema } from './openapi-compelling-evidence.js';
 
 /**
  * The response objects as zod schemas, for the OpenAPI document only (api/openapi.ts): responses are made by
@@ -87,7 +88,10 @@ const pastPayment = describing<PastPayment>()(
     user_id: z.string().optional(),
     ip_address: z.string().optional(),
     shipping_address: z.string().optional(),
-    email: z.string().optional(),
+    email: z
+      .string()
+      .optional()
+      .meta({ description: "The customer's email on that payment, the login Visa CE 3.0 compares." }),
   }),
 );
 
@@ -165,6 +169,7 @@ export const disputeObject = describing<DisputeObject>()(
         description:
           'The id of the alert raised for the same charge, linked whichever came first (docs/api.md, "Alerts"); null when none.',
       }),
+      compelling_evidence: compellingEvidenceSchema,
       account: z
         .string()
         .nullable()

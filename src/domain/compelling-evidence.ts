@@ -168,24 +168,27 @@ function elements(values: Record<CompellingEvidenceElement, unknown[]>): Element
   return found;
 }
 
-function disputedElements(dispute: CompellingEvidenceInput): Elements {
+/** The disputed payment's elements as given, before they are compared. */
+function disputedValues(dispute: CompellingEvidenceInput): Record<CompellingEvidenceElement, unknown[]> {
   const field = (name: string) => own(dispute.fields, name) ?? null;
   const { device, account, email, shippingAddress } = compellingEvidenceFields;
-  return elements({
+  return {
     ip_address: [dispute.customerPurchaseIp],
     device_id: [field(device)],
     shipping_address: [field(shippingAddress)],
     customer_account_id: [field(account), field(email) ?? dispute.customerEmail],
-  });
+  };
 }
 
-const priorElements = (payment: PastPayment): Elements =>
-  elements({
-    ip_address: [payment.ip_address],
-    device_id: [payment.device_id],
-    shipping_address: [payment.shipping_address],
-    customer_account_id: [payment.user_id, payment.email],
-  });
+const priorValues = (payment: PastPayment): Record<CompellingEvidenceElement, unknown[]> => ({
+  ip_address: [payment.ip_address],
+  device_id: [payment.device_id],
+  shipping_address: [payment.shipping_address],
+  customer_account_id: [payment.user_id, payment.email],
+});
+
+const disputedElements = (dispute: CompellingEvidenceInput): Elements => elements(disputedValues(dispute));
+const priorElements = (payment: PastPayment): Elements => elements(priorValues(payment));
 
 const keyElementIn = (found: ReadonlyMap<CompellingEvidenceElement, unknown>) =>
   found.has('ip_address') || found.has('device_id');
@@ -197,6 +200,10 @@ const day = 86_400_000;
 const calendarDay = (date: Date) =>
   Math.floor(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()) / day);
 
+/** Whole calendar days (UTC) from an earlier payment to the disputed one, as Visa's window counts them. */
+export const daysBefore = (disputed: Date, earlier: Date): number =>
+  calendarDay(disputed) - calendarDay(earlier);
+
 /** A past payment's `charged_at`: Unix seconds (a number, or digits), or a date-time as text. */
 export function pastPaymentDate(payment: Pick<PastPayment, 'charged_at'>): Date | null {
   const value = payment.charged_at;
@@ -207,11 +214,10 @@ export function pastPaymentDate(payment: Pick<PastPayment, 'charged_at'>): Date 
 
 /** The past payments in Visa's window before the disputed payment, newest first; never the disputed one. */
 function inWindow(dispute: CompellingEvidenceInput, chargedAt: Date): PastPayment[] {
-  const disputedDay = calendarDay(chargedAt);
   const dated = dispute.pastPayments.flatMap((payment) => {
     const date = pastPaymentDate(payment);
     if (!date || payment.id === dispute.charge) return [];
-    const days = disputedDay - calendarDay(date);
+    const days = daysBefore(chargedAt, date);
     const fits = days >= priorPaymentWindowDays.min && days <= priorPaymentWindowDays.max;
     return fits ? [{ payment, at: date.getTime() }] : [];
   });
@@ -274,4 +280,40 @@ function describesDisputed(dispute: CompellingEvidenceInput): boolean {
 function merchandiseOrServices(dispute: CompellingEvidenceInput): boolean {
   const value = normal(own(dispute.fields, compellingEvidenceFields.merchandiseOrServices));
   return value === 'merchandise' || value === 'services';
+}
+
+/** A matched element as each of the three payments writes it. */
+export interface MatchedElementValues {
+  element: CompellingEvidenceElement;
+  disputed: string;
+  prior: [string, string];
+}
+
+/**
+ * The verdict's matched elements with the value each payment gives, in its own spelling (the response
+ * document's table, docs/api.md "Compelling evidence"): for an element with two spellings (an account id
+ * and the email used as the login), the one that matched. Empty when the verdict compared no pair.
+ */
+export function matchedElementValues(
+  dispute: CompellingEvidenceInput,
+  verdict: Pick<CompellingEvidence, 'matched' | 'prior_payments'>,
+): MatchedElementValues[] {
+  const [first, second] = verdict.prior_payments;
+  const earlier = (id: string | undefined) => dispute.pastPayments.filter((payment) => payment.id === id);
+  const disputed = disputedValues(dispute);
+  const texts = (values: unknown[]) => values.filter((value) => normal(value) !== null).map(String);
+  return verdict.matched.flatMap((element) => {
+    const spelled = (payments: PastPayment[], key: string) =>
+      payments
+        .flatMap((payment) => texts(priorValues(payment)[element]))
+        .find((text) => normal(text) === key);
+    for (const value of texts(disputed[element])) {
+      const key = normal(value);
+      const one = key === null ? undefined : spelled(earlier(first), key);
+      const other = key === null ? undefined : spelled(earlier(second), key);
+      if (one !== undefined && other !== undefined)
+        return [{ element, disputed: value, prior: [one, other] }];
+    }
+    return [];
+  });
 }

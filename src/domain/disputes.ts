@@ -1,3 +1,4 @@
+import { type CompellingEvidence, compellingEvidenceOf } from './compelling-evidence.js';
 import type { CorrespondenceItem, FieldValue, PastPayment, Product } from './evidence.js';
 import type { EvidenceFileEntry } from './evidence-files.js';
 import { type FillingAttribute, missingFields, type TemplateShape } from './templates.js';
@@ -49,6 +50,8 @@ export interface DisputeRecord {
   resolution: string | null;
   /** The alert (its id) raised for the same charge, linked whichever came first (docs/api.md, "Alerts"). */
   alert: string | null;
+  /** The processor's own Visa CE 3.0 verdict (Stripe's `enhanced_eligibility`), beside this service's. */
+  compellingEvidenceProcessorStatus: string | null;
   accountId: string | null;
   referenceUrl: string | null;
   createdAt: Date;
@@ -132,6 +135,7 @@ export function toDisputeObject(
     processor_status: dispute.processorStatus,
     resolution: dispute.resolution,
     alert: dispute.alert,
+    compelling_evidence: compellingEvidenceObject(dispute),
     account: dispute.account,
     reference_url: dispute.referenceUrl,
     livemode: dispute.livemode,
@@ -139,3 +143,15 @@ export function toDisputeObject(
   };
 }
 export type DisputeObject = ReturnType<typeof toDisputeObject>;
+
+/**
+ * The dispute's Visa CE 3.0 verdict (docs/api.md, "Compelling evidence"), decided from the dispute as it
+ * stands each time the object is made, so it follows every change of the evidence; with the processor's
+ * own verdict beside it. Null where the program does not apply.
+ */
+export function compellingEvidenceObject(
+  dispute: DisputeRecord,
+): (CompellingEvidence & { processor_status: string | null }) | null {
+  const verdict = compellingEvidenceOf(dispute);
+  return verdict && { ...verdict, processor_status: dispute.compellingEvidenceProcessorStatus };
+}

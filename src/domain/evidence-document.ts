@@ -18,7 +18,12 @@ import {
   nonEmpty,
   placeholderValues,
 } from './evidence-format.js';
-import { type DrawnImage, type EvidenceTable, itemTables } from './evidence-tables.js';
+import {
+  compellingEvidenceTable,
+  type DrawnImage,
+  type EvidenceTable,
+  itemTables,
+} from './evidence-tables.js';
 import { bodyText, renderTemplateBody, type SectionKey, sectionKeys } from './template-body.js';
 import type { TemplateField } from './templates.js';
 
@@ -159,7 +164,7 @@ function summaryRows(dispute: DisputeRecord): LabelledValue[] {
 }
 
 /**
- * The document: a summary of the dispute; the template body (under the template's name) with the item
+ * The document: a summary of the dispute; a qualified Visa CE 3.0 case; the template body (under the template's name) with the item
  * sections where it places them; then every non-empty section it did not place, so that no evidence item
  * is left out; then the evidence fields, formatted by their template types.
  */
@@ -169,8 +174,8 @@ export function buildEvidenceDocument(input: EvidenceDocumentInput): EvidenceDoc
   const tables = itemTables(dispute);
   tables.products = withProductImages(tables.products, dispute.products, input.productImages ?? [], placer);
   const body = template?.body ? renderTemplateBody(template.body, placeholderValues(input)) : [];
-  const blocks: DocumentBlock[] =
-    body.length > 0 ? [{ kind: 'heading', text: template?.name || 'Response' }] : [];
+  const blocks: DocumentBlock[] = compellingEvidenceBlocks(dispute);
+  if (body.length > 0) blocks.push({ kind: 'heading', text: template?.name || 'Response' });
   const placeTable = (section: SectionKey) => {
     if (tables[section].rows.length > 0) blocks.push({ kind: 'table', table: tables[section] });
   };
@@ -197,6 +202,25 @@ export function buildEvidenceDocument(input: EvidenceDocumentInput): EvidenceDoc
     blocks,
     files: placer.files,
   };
+}
+
+/**
+ * A qualified Visa CE 3.0 case, first after the summary: what decides a card-absent fraud dispute for the
+ * issuer's analyst (docs/api.md, "Compelling evidence"). Nothing when the case does not qualify.
+ */
+function compellingEvidenceBlocks(dispute: DisputeRecord): DocumentBlock[] {
+  const table = compellingEvidenceTable(dispute);
+  if (!table) return [];
+  return [
+    { kind: 'heading', text: 'Visa Compelling Evidence 3.0' },
+    {
+      kind: 'paragraph',
+      text:
+        'The card was used for two earlier payments, made 120 to 365 days before the disputed one, that ' +
+        'were neither disputed nor reported as fraud. The data elements below match across all three payments.',
+    },
+    { kind: 'table', table },
+  ];
 }
 
 // ---------------------------------------------------------------------------------------------------------

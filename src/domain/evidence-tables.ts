@@ -1,6 +1,14 @@
+import {
+  type CompellingEvidenceElement,
+  compellingEvidenceFields,
+  compellingEvidenceOf,
+  daysBefore,
+  matchedElementValues,
+  pastPaymentDate,
+} from './compelling-evidence.js';
 import type { DisputeRecord } from './disputes.js';
-import type { CorrespondenceItem, PastPayment, Product } from './evidence.js';
-import { formatAmount, formatDateValue, joined } from './evidence-format.js';
+import { type CorrespondenceItem, own, type PastPayment, type Product } from './evidence.js';
+import { formatAmount, formatDateValue, formatMoment, joined } from './evidence-format.js';
 import type { SectionKey } from './template-body.js';
 
 /** The evidence items of a dispute as the tables of its evidence document, one per item section. */
@@ -39,8 +47,8 @@ export interface AppendedPages {
 }
 
 export interface EvidenceTable {
-  /** The item section it shows, or the list of evidence files. */
-  section: SectionKey | 'attachments';
+  /** The item section it shows, the list of evidence files, or the Visa CE 3.0 comparison. */
+  section: SectionKey | 'attachments' | 'compelling_evidence';
   title: string;
   columns: TableColumn[];
   rows: TableRow[];
@@ -123,5 +131,64 @@ function pastPaymentsTable(payments: PastPayment[]): EvidenceTable {
       ],
       detail: null,
     })),
+  };
+}
+
+const elementLabels: Record<CompellingEvidenceElement, string> = {
+  ip_address: 'IP address',
+  device_id: 'Device ID',
+  shipping_address: 'Shipping address',
+  customer_account_id: 'Customer account / login',
+};
+
+/**
+ * The Visa CE 3.0 comparison (docs/api.md, "Compelling evidence"): the disputed payment and the two prior
+ * payments the verdict compared, as columns; their ids, dates, amounts and descriptions, then one row per
+ * matched element. Only for a `qualified` verdict: the document goes to the issuer, and a case that does
+ * not qualify is not put forward as one. Null otherwise.
+ */
+export function compellingEvidenceTable(dispute: DisputeRecord): EvidenceTable | null {
+  const verdict = compellingEvidenceOf(dispute);
+  if (verdict?.status !== 'qualified' || !dispute.chargedAt) return null;
+  const chargedAt = dispute.chargedAt;
+  const prior = verdict.prior_payments.map((id) => dispute.pastPayments.find((payment) => payment.id === id));
+  const [first, second] = prior;
+  if (!first || !second) return null;
+  const dated = (payment: PastPayment) => {
+    const date = pastPaymentDate(payment);
+    return date ? `${formatMoment(date)}\n${daysBefore(chargedAt, date)} days before` : '';
+  };
+  const description = own(dispute.fields, compellingEvidenceFields.description);
+  const disputedItem =
+    description !== undefined && description !== null && description !== ''
+      ? String(description)
+      : dispute.products.map((product) => product.name).join('\n');
+  const row = (label: string, disputed: string, earlier: (payment: PastPayment) => string): TableRow => ({
+    cells: [label, disputed, earlier(first), earlier(second)],
+    detail: null,
+  });
+  return {
+    section: 'compelling_evidence',
+    title: 'Matching data elements',
+    columns: [
+      { label: 'Data', weight: 1.5 },
+      { label: 'Disputed payment', weight: 2.3 },
+      { label: 'Prior undisputed payment', weight: 2.3 },
+      { label: 'Prior undisputed payment', weight: 2.3 },
+    ],
+    rows: [
+      row('Payment', dispute.charge ?? '', (payment) => payment.id),
+      row('Date', formatMoment(chargedAt), dated),
+      row(
+        'Amount',
+        dispute.amount === null ? '' : formatAmount(dispute.amount, dispute.currency),
+        (payment) => formatAmount(payment.amount, payment.currency),
+      ),
+      row('Description', disputedItem, (payment) => payment.item_description ?? ''),
+      ...matchedElementValues(dispute, verdict).map((match) => ({
+        cells: [elementLabels[match.element], match.disputed, ...match.prior],
+        detail: null,
+      })),
+    ],
   };
 }

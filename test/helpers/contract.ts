@@ -47,6 +47,7 @@ export const disputeAttributes = [
   // Issue 20: the pre-dispute resolution and the linked alert (docs/api.md, "Alerts").
   'resolution',
   'alert',
+  'compelling_evidence',
   'account',
   'reference_url',
   'object',

@@ -60,6 +60,7 @@ export function bareDispute(overrides: Partial<DisputeRecord> = {}): DisputeReco
     processorStatus: null,
     resolution: null,
     alert: null,
+    compellingEvidenceProcessorStatus: null,
     accountId: null,
     referenceUrl: null,
     createdAt: new Date('2026-10-02T00:00:05Z'),

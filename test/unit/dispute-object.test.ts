@@ -58,6 +58,7 @@ function fullDispute(overrides: Partial<DisputeRecord> = {}): DisputeRecord {
     processorStatus: 'under_review',
     resolution: 'alert_refund',
     alert: 'issfr_123',
+    compellingEvidenceProcessorStatus: 'requires_action',
     accountId: 'acct_direct',
     referenceUrl: 'https://example.com/orders/123',
     createdAt: new Date('2021-02-15T00:00:05.000Z'),
@@ -116,6 +117,7 @@ describe('toDisputeObject returns the dispute object of docs/api.md, "The disput
       processor_status: null,
       resolution: null,
       alert: null,
+      compelling_evidence: null,
       account: null,
       reference_url: null,
     });
@@ -172,6 +174,14 @@ describe('toDisputeObject returns the dispute object of docs/api.md, "The disput
       processor_status: 'under_review',
       resolution: 'alert_refund',
       alert: 'issfr_123',
+      compelling_evidence: {
+        program: 'visa_ce3',
+        status: 'requires_action',
+        required_actions: ['missing_prior_undisputed_transactions'],
+        matched: [],
+        prior_payments: [],
+        processor_status: 'requires_action',
+      },
       account: 'default',
       reference_url: 'https://example.com/orders/123',
       livemode: true,
@@ -197,6 +207,30 @@ describe('toDisputeObject returns the dispute object of docs/api.md, "The disput
     expect(toDisputeObject(bareDispute({ id: 'dp_9' }), null, '/v1/disputes/dp_9/submit').url).toBe(
       '/v1/disputes/dp_9/submit',
     );
+  });
+
+  it('decides compelling_evidence from the dispute as it stands, null where Visa CE 3.0 does not apply', () => {
+    const earlier = { amount: 1000, currency: 'usd', ip_address: '203.0.113.7', email: 'ADA@example.com' };
+    const qualifying = fullDispute({
+      fields: { product_description: 'Widget', merchandise_or_services: 'merchandise' },
+      pastPayments: [
+        { ...earlier, id: 'ch_a', charged_at: '2020-09-01T00:00:00Z', item_description: 'Widget' },
+        { ...earlier, id: 'ch_b', charged_at: '2020-06-01T00:00:00Z', item_description: 'Gadget' },
+      ],
+    });
+    expect(toDisputeObject(qualifying, null).compelling_evidence).toEqual({
+      program: 'visa_ce3',
+      status: 'qualified',
+      required_actions: [],
+      matched: ['ip_address', 'customer_account_id'],
+      prior_payments: ['ch_a', 'ch_b'],
+      processor_status: 'requires_action',
+    });
+    expect(toDisputeObject({ ...qualifying, network: 'mastercard' }, null).compelling_evidence).toBeNull();
+    expect(toDisputeObject({ ...qualifying, reason: 'general' }, null).compelling_evidence).toBeNull();
+    expect(
+      toDisputeObject({ ...qualifying, networkReasonCode: '13.1' }, null).compelling_evidence,
+    ).toBeNull();
   });
 
   it('carries livemode false for a test-mode dispute', () => {

@@ -117,6 +117,7 @@ export function benchDispute(
     ...charge,
     resolution: null,
     alert: null,
+    compellingEvidenceProcessorStatus: null,
     accountId: null,
     referenceUrl: withEvidence ? 'https://crm.example.com/tickets/4821' : null,
     createdAt,
