@@ -135,6 +135,11 @@ export interface PastPaymentsRequest extends ConnectedRequest {
   dispute: DisputeReference;
   /** At most this many (docs/api.md, "The dispute object": past_payments holds at most 10). */
   limit: number;
+  /**
+   * Visa CE 3.0 applies to the dispute (domain/compelling-evidence.ts): payments in its window are
+   * preferred (domain/past-payment-choice.ts). Absent: false.
+   */
+  compellingEvidence?: boolean;
 }
 
 /** A processor's own webhook as received on `POST /processor-hooks/:processor/:account`. */

@@ -21,7 +21,7 @@ import { basicCredentials, type FakeReply, type FakeRequest, FakeServer, multipa
  *   evidence `url` ends with the uploaded file's name, and it keeps its file evidence `category`, one of
  *   Braintree's (95706 for another; braintree_python `error_codes.py`, Dispute: Add File Evidence);
  * - transactions: `GET transactions/{id}`, `advanced_search_ids` and `advanced_search` by
- *   `credit_card_unique_identifier`, `type`, `status` and `ids`;
+ *   `credit_card_unique_identifier`, `type`, `status`, `created_at` (min, max) and `ids`;
  * - webhooks: `notification(kind, id)` signs a `<notification>` as Braintree does (bt_signature,
  *   bt_payload: base64 in lines of 60, HMAC-SHA1 keyed with SHA-1 of the private key).
  */
@@ -78,6 +78,8 @@ export interface FakeTransaction {
   card: string;
   customerId: string | null;
   disputes: string[];
+  /** The ids of the sale's refunds, if any. */
+  refunds?: string[];
 }
 
 /** A request as the fake read it: what tests assert about the wire. */
@@ -383,6 +385,7 @@ export async function startBraintreeFake(options: BraintreeFakeOptions = {}): Pr
       'credit-card': { 'unique-number-identifier': transaction.card, 'card-type': 'Visa' },
       shipping: { 'street-address': '1 Fake Street', locality: 'Chicago', 'postal-code': '60622' },
       disputes: { '@_type': 'array', dispute: transaction.disputes.map((id) => ({ id })) },
+      'refund-ids': { '@_type': 'array', item: transaction.refunds ?? [] },
     };
   }
 
@@ -492,9 +495,12 @@ export async function startBraintreeFake(options: BraintreeFakeOptions = {}): Pr
     const types = itemsOf(search.type);
     const statuses = itemsOf(search.status);
     const only = itemsOf(search.ids);
+    const created = search['created-at'] as { min?: string; max?: string } | undefined;
     const matching = [...transactions.values()].filter(
       (transaction) =>
         (card === undefined || transaction.card === card) &&
+        (created?.min === undefined || transaction.createdAt.getTime() >= Date.parse(created.min)) &&
+        (created?.max === undefined || transaction.createdAt.getTime() <= Date.parse(created.max)) &&
         (types.length === 0 || types.includes(transaction.type)) &&
         (statuses.length === 0 || statuses.includes(transaction.status)) &&
         (only.length === 0 || only.includes(transaction.id)),

@@ -393,6 +393,19 @@ export class StripeFake implements ContractFake {
     return structuredClone(this.#find(id).dispute.json);
   }
 
+  /** Another charge with the disputed charge's card, `days` before it (a past payment to find), to change at will. */
+  addEarlierCharge(id: string, days: number): Json & { id: string; created: number } {
+    const { account, dispute } = this.#find(id);
+    const disputed = account.charges.get(dispute.chargeId) as unknown as {
+      created: number;
+      currency: string;
+      payment_method_details: { card: { fingerprint: string } };
+    };
+    const { fingerprint } = disputed.payment_method_details.card;
+    const values = { created: disputed.created - days * 86_400, amount: 1200, currency: disputed.currency };
+    return this.#charge(account, { ...values, fingerprint });
+  }
+
   /** The disputed charge of a dispute. */
   chargeOf(id: string): Json & { id: string; created: number } {
     const { account, dispute } = this.#find(id);
@@ -482,6 +495,8 @@ export class StripeFake implements ContractFake {
       customer: 'cus_FakeAda',
       description: `Order for ${id}`,
       disputed: false,
+      refunded: false,
+      amount_refunded: 0,
       status: 'succeeded',
       receipt_email: 'ada@example.com',
       statement_descriptor: null,
@@ -830,7 +845,14 @@ export class StripeFake implements ContractFake {
       const numeric = /^(created|amount)([<>]=?)(\d+)$/.exec(clause);
       if (exact) {
         const [, field, value] = exact as unknown as [string, string, string];
-        if (!['payment_method_details.card.fingerprint', 'status', 'disputed', 'customer'].includes(field)) {
+        const fields = [
+          'payment_method_details.card.fingerprint',
+          'status',
+          'disputed',
+          'refunded',
+          'customer',
+        ];
+        if (!fields.includes(field)) {
           return refuse(`Field '${field}' is not supported in this query.`, { param: 'query' });
         }
         tests.push((charge) => String(valueAt(charge, field)) === value);

@@ -3,7 +3,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import { Batcher } from '../../db/batcher.js';
 import type { Db } from '../../db/client.js';
 import { disputes, organisations, submissions } from '../../db/schema/index.js';
-import { compellingEvidenceOf } from '../../domain/compelling-evidence.js';
+import { compellingEvidenceApplies, compellingEvidenceOf } from '../../domain/compelling-evidence.js';
 import type { DocumentLimits } from '../../domain/document-size.js';
 import { maxPastPayments, type PastPayment } from '../../domain/evidence.js';
 import { fileReferences } from '../../domain/evidence-files.js';
@@ -289,6 +289,7 @@ async function addPastPayments(
       connection,
       dispute: referenceOf(claimed.dispute),
       limit: maxPastPayments,
+      compellingEvidence: compellingEvidenceApplies(claimed.dispute),
     });
   } catch (error) {
     log.warn({ err: describeError(error) }, 'past payments not fetched; the evidence goes without');

@@ -141,10 +141,11 @@ export class BraintreeAdapter implements ProcessorAdapter {
     await client.accept(dispute.id);
   }
 
-  async pastPayments({ connection, dispute, limit }: PastPaymentsRequest): Promise<PastPayment[]> {
+  async pastPayments(request: PastPaymentsRequest): Promise<PastPayment[]> {
+    const { connection, dispute, limit } = request;
     // A read-only key reaches disputes only; transactions are beyond it.
     if (connection.readOnly || !dispute.charge) return [];
-    return findPastPayments(this.#client(connection), dispute.charge, limit);
+    return findPastPayments(this.#client(connection), dispute.charge, limit, request.compellingEvidence);
   }
 
   async parsePush({ connection, body }: PushRequest): Promise<PushResult> {

@@ -40,6 +40,8 @@ export const searchedTransaction = z.object({
   customer: z.object({ id: z.string().nullish() }).nullish(),
   shipping: z.record(z.string(), z.unknown()).nullish(),
   disputes: list(z.unknown()).nullish(),
+  /** The refunds of a sale (its credits' ids): a refunded sale is no past payment. */
+  'refund-ids': list(z.unknown()).nullish(),
 });
 export type SearchedTransaction = z.infer<typeof searchedTransaction>;
 const transactionIds = z.object({ 'page-size': z.number().int().positive(), ids: list(z.string()) });

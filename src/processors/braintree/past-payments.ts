@@ -1,14 +1,17 @@
 import type { PastPayment } from '../../domain/evidence.js';
 import { decimalToMinorUnits } from '../../domain/money.js';
+import { choosePastPayments, lookbackStart } from '../../domain/past-payment-choice.js';
 import type { BraintreeClient, SearchedTransaction } from './client.js';
 
 /**
  * Earlier payments with the disputed card, from Braintree's transaction search
  * (https://developer.paypal.com/braintree/docs/reference/request/transaction/search/): the disputed
  * transaction names its card's `unique-number-identifier` (the same for every payment with that card
- * number), which the search takes as `credit_card_unique_identifier`. The search answers ids first
- * (`advanced_search_ids`), then the transactions by pages of ids (`advanced_search`), as the SDKs page it.
- * Kept: sales that settled or are settling, with no dispute of their own, made before the disputed one.
+ * number), which the search takes as `credit_card_unique_identifier`, with `created_at` from 365 days
+ * before the disputed one. The search answers ids first (`advanced_search_ids`), then the transactions by
+ * pages of ids (`advanced_search`), as the SDKs page it. Kept: sales that settled or are settling, with no
+ * dispute and no refund of their own, made in the 365 days before the disputed one; for a Visa fraud
+ * dispute those in Visa CE 3.0's window first (domain/past-payment-choice.ts).
  */
 
 /** Successful sale statuses (Transaction statuses: settling and submitted funds are on their way). */
@@ -23,14 +26,17 @@ export async function findPastPayments(
   client: BraintreeClient,
   charge: string,
   limit: number,
+  compellingEvidence = false,
 ): Promise<PastPayment[]> {
   const disputed = await client.findTransaction(charge);
   const card = disputed?.['credit-card']?.['unique-number-identifier'];
-  if (!disputed || !card) return [];
+  const chargedAt = new Date(Date.parse(disputed?.['created-at'] ?? ''));
+  if (!disputed || !card || Number.isNaN(chargedAt.getTime())) return [];
   const search = {
     'credit-card-unique-identifier': { is: card },
     type: ['sale'],
     status: successful,
+    'created-at': { min: lookbackStart(chargedAt).toISOString(), max: chargedAt.toISOString() },
   };
   const { pageSize, ids } = await client.searchTransactionIds(search);
   const wanted = ids.filter((id) => id !== charge).slice(0, maxTransactionsRead);
@@ -38,19 +44,17 @@ export async function findPastPayments(
   for (let at = 0; at < wanted.length; at += pageSize) {
     found.push(...(await client.searchTransactions({ ...search, ids: wanted.slice(at, at + pageSize) })));
   }
-  const before = Date.parse(disputed['created-at'] ?? '') || Number.POSITIVE_INFINITY;
-  return found
-    .filter(
-      (payment) =>
-        payment.id !== charge &&
-        (payment.type ?? 'sale') === 'sale' &&
-        successful.includes(payment.status ?? '') &&
-        (payment.disputes ?? []).length === 0 &&
-        Date.parse(payment['created-at']) < before,
-    )
-    .sort((a, b) => Date.parse(b['created-at']) - Date.parse(a['created-at']))
-    .flatMap((payment) => pastPaymentOf(payment))
-    .slice(0, limit);
+  const kept = found.flatMap((payment) => {
+    const clean =
+      payment.id !== charge &&
+      (payment.type ?? 'sale') === 'sale' &&
+      successful.includes(payment.status ?? '') &&
+      (payment.disputes ?? []).length === 0 &&
+      (payment['refund-ids'] ?? []).length === 0;
+    const at = new Date(Date.parse(payment['created-at']));
+    return clean ? pastPaymentOf(payment).map((past) => ({ payment: past, at })) : [];
+  });
+  return choosePastPayments(kept, chargedAt, limit, compellingEvidence);
 }
 
 function pastPaymentOf(payment: SearchedTransaction): PastPayment[] {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type PastPayment, pastPayment } from '../../domain/evidence.js';
+import { choosePastPayments, lookbackStart, windowEnd } from '../../domain/past-payment-choice.js';
 import type {
   AlertPage,
   ListAlertsRequest,
@@ -239,9 +240,11 @@ export class StripeAdapter implements ProcessorAdapter {
   }
 
   /**
-   * Successful, undisputed charges made earlier with the disputed charge's card, found by the card's
-   * fingerprint (docs.stripe.com/search#query-fields-for-charges). Read-only accounts gave no access to
-   * charges: none are looked up.
+   * Successful charges made with the disputed charge's card in the 365 days before it, neither disputed
+   * nor refunded, found by the card's fingerprint (docs.stripe.com/search#query-fields-for-charges). For
+   * a Visa fraud dispute the charges in Visa CE 3.0's window (120 to 365 days before) are searched apart
+   * and chosen first (domain/past-payment-choice.ts), so that recent charges cannot crowd them out.
+   * Read-only accounts gave no access to charges: none are looked up.
    */
   async pastPayments(request: PastPaymentsRequest): Promise<PastPayment[]> {
     const { dispute, connection, limit } = request;
@@ -251,19 +254,35 @@ export class StripeAdapter implements ProcessorAdapter {
     const fingerprint = charge.payment_method_details?.card?.fingerprint;
     // Fingerprints are alphanumeric; anything else would not be a value in a search query.
     if (!fingerprint || !/^[A-Za-z0-9]+$/.test(fingerprint)) return [];
-    const query = [
-      `payment_method_details.card.fingerprint:"${fingerprint}"`,
-      'status:"succeeded"',
-      'disputed:"false"',
-      `created<${charge.created}`,
-    ].join(' AND ');
-    const found = await client.searchCharges(query, Math.min(limit, 100), dispute.accountId);
-    return found.data
-      .filter((earlier) => earlier.id !== charge.id)
-      .sort((a, b) => b.created - a.created)
-      .map(pastPaymentOf)
-      .filter((payment): payment is PastPayment => payment !== null)
-      .slice(0, limit);
+    const chargedAt = new Date(charge.created * 1000);
+    const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
+    const search = async (from: number, until: number) => {
+      const query = [
+        `payment_method_details.card.fingerprint:"${fingerprint}"`,
+        'status:"succeeded"',
+        'disputed:"false"',
+        'refunded:"false"',
+        `created>=${from}`,
+        `created<${until}`,
+      ].join(' AND ');
+      return (await client.searchCharges(query, Math.min(limit, 100), dispute.accountId)).data;
+    };
+    const since = seconds(lookbackStart(chargedAt));
+    let found: StripeCharge[];
+    if (request.compellingEvidence) {
+      const recent = seconds(windowEnd(chargedAt));
+      found = await search(since, recent);
+      if (found.length < limit) found = [...found, ...(await search(recent, charge.created))];
+    } else {
+      found = await search(since, charge.created);
+    }
+    // `refunded` is a full refund; a partly refunded charge is left out too.
+    const kept = found.flatMap((earlier) => {
+      const payment =
+        earlier.id === charge.id || (earlier.amount_refunded ?? 0) > 0 ? null : pastPaymentOf(earlier);
+      return payment ? [{ payment, at: new Date(earlier.created * 1000) }] : [];
+    });
+    return choosePastPayments(kept, chargedAt, limit, request.compellingEvidence ?? false);
   }
 
   /**
@@ -329,6 +348,7 @@ const fileOf = (dispute: StripeDispute): string | null => {
 /** A charge as a past payment of the evidence (docs/api.md, "The dispute object"); null if it does not fit one. */
 function pastPaymentOf(charge: StripeCharge): PastPayment | null {
   const customer = typeof charge.customer === 'object' ? charge.customer?.id : charge.customer;
+  const email = charge.billing_details?.email || charge.receipt_email;
   const address = charge.shipping?.address;
   const shipping = address
     ? [
@@ -349,6 +369,7 @@ function pastPaymentOf(charge: StripeCharge): PastPayment | null {
     ...(charge.description ? { item_description: charge.description.slice(0, 1000) } : {}),
     ...(customer ? { user_id: customer } : {}),
     ...(shipping ? { shipping_address: shipping.slice(0, 1000) } : {}),
+    ...(email ? { email } : {}),
   };
   const checked = pastPayment.safeParse(candidate);
   return checked.success ? checked.data : null;

@@ -177,6 +177,8 @@ export const stripeCharge = z.object({
   currency: z.string(),
   created: unix,
   customer: z.union([id, z.object({ id })]).nullish(),
+  /** A partly refunded charge is not a clean past payment (stripe/adapter.ts, pastPayments). */
+  amount_refunded: z.number().int().nullish(),
   description: text,
   receipt_email: text,
   statement_descriptor: text,

@@ -782,8 +782,9 @@ describe('stripe adapter against the fake Stripe', () => {
         `GET /v1/charges/${disputed.id}`,
         'GET /v1/charges/search',
       ]);
+      const since = Math.floor(disputed.created / day) * day - 365 * day;
       expect(sent[1]?.query.get('query')).toBe(
-        `payment_method_details.card.fingerprint:"${fingerprint}" AND status:"succeeded" AND disputed:"false" AND created<${disputed.created}`,
+        `payment_method_details.card.fingerprint:"${fingerprint}" AND status:"succeeded" AND disputed:"false" AND refunded:"false" AND created>=${since} AND created<${disputed.created}`,
       );
       expect(sent[1]?.query.get('limit')).toBe('10');
       expect(payments).toEqual([
@@ -795,8 +796,68 @@ describe('stripe adapter against the fake Stripe', () => {
           item_description: expect.stringMatching(/^Order for ch_/),
           user_id: 'cus_FakeAda',
           shipping_address: '1 Analytical Way, N1 9GU London, GB',
+          email: 'ada@example.com',
         },
         expect.objectContaining({ amount: 2500, charged_at: disputed.created - 38 * day }),
+      ]);
+    });
+
+    it('looks back 365 calendar days and leaves out refunded charges, fully or partly', async () => {
+      const [id] = fake.addDisputes(1) as [string];
+      const disputed = fake.chargeOf(id);
+      const startOfDay = Math.floor(disputed.created / day) * day;
+      const oldest = fake.addEarlierCharge(id, 365);
+      oldest.created = startOfDay - 365 * day;
+      fake.addEarlierCharge(id, 365).created = startOfDay - 365 * day - 1;
+      fake.addEarlierCharge(id, 50).refunded = true;
+      fake.addEarlierCharge(id, 60).amount_refunded = 500;
+      const payments = await adapter.pastPayments({
+        connection: connection(),
+        dispute: reference(id),
+        limit: 10,
+      });
+      expect(payments.map((payment) => (disputed.created - Number(payment.charged_at)) / day)).toEqual([
+        18,
+        38,
+        (disputed.created - oldest.created) / day,
+      ]);
+    });
+
+    it('for a Visa fraud dispute, takes the charges 120 to 365 days old first, searched apart', async () => {
+      const [id] = fake.addDisputes(1) as [string];
+      const disputed = fake.chargeOf(id);
+      for (let days = 1; days <= 12; days++) fake.addEarlierCharge(id, days);
+      const windowed = [200, 150].map((days) => fake.addEarlierCharge(id, days).id);
+      const ask = (compellingEvidence: boolean) =>
+        adapter.pastPayments({
+          connection: connection(),
+          dispute: reference(id),
+          limit: 10,
+          compellingEvidence,
+        });
+      const newest = await ask(false);
+      expect(newest).toHaveLength(10);
+      expect(newest.map((payment) => payment.id)).not.toContain(windowed[0]);
+      let preferred: Awaited<ReturnType<typeof ask>> = [];
+      const sent = await requestsDuring(async () => {
+        preferred = await ask(true);
+      });
+      // Newest first: eight of the recent ones, then the two in the window.
+      expect(preferred).toHaveLength(10);
+      expect(preferred.slice(8).map((payment) => payment.id)).toEqual([windowed[1], windowed[0]]);
+      expect(
+        preferred.slice(0, 8).map((payment) => (disputed.created - Number(payment.charged_at)) / day),
+      ).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      const startOfDay = Math.floor(disputed.created / day) * day;
+      expect(
+        sent.filter((call) => call.path === '/v1/charges/search').map((call) => call.query.get('query')),
+      ).toEqual([
+        expect.stringMatching(
+          new RegExp(`AND created>=${startOfDay - 365 * day} AND created<${startOfDay - 119 * day}$`),
+        ),
+        expect.stringMatching(
+          new RegExp(`AND created>=${startOfDay - 119 * day} AND created<${disputed.created}$`),
+        ),
       ]);
     });
 
