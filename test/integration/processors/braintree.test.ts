@@ -538,6 +538,34 @@ describe('braintree past payments', () => {
     ]);
   });
 
+  it('looks back 365 days, leaves out refunded sales, and for Visa fraud takes CE 3.0’s window first', async () => {
+    const id = fake.addDispute();
+    const { dispute } = await submission(id, 'x');
+    const disputed = fake.transactions.get(dispute.charge ?? '');
+    if (!disputed) throw new Error('no disputed transaction');
+    const add = (days: number, refunds: string[] = []) => {
+      const id = `tx_${days}_${refunds.length}`;
+      const createdAt = new Date(disputed.createdAt.getTime() - days * 86_400_000);
+      fake.transactions.set(id, { ...disputed, id, createdAt, status: 'settled', disputes: [], refunds });
+      return id;
+    };
+    add(400);
+    add(50, ['tx_refund']);
+    for (let days = 1; days <= 9; days++) add(days);
+    const windowed = [add(150), add(300)];
+    const ask = (compellingEvidence: boolean) =>
+      adapter.pastPayments({ connection: connection(), dispute, limit: 10, compellingEvidence });
+    const newest = (await ask(false)).map((payment) => payment.id);
+    expect(newest).toHaveLength(10);
+    expect(newest).not.toContain(windowed[0]);
+    const preferred = (await ask(true)).map((payment) => payment.id);
+    expect(preferred).toEqual([...newest.slice(0, 8), ...windowed]);
+    expect(preferred).not.toContain('tx_400_0');
+    expect(preferred).not.toContain('tx_50_1');
+    const search = fake.calls.filter((call) => call.path.endsWith('advanced_search_ids')).at(-1);
+    expect(search?.body).toContain('<created-at><min>');
+  });
+
   it('keeps to the limit', async () => {
     const { dispute } = await submission(fake.addDispute(), 'x');
     expect(await adapter.pastPayments({ connection: connection(), dispute, limit: 1 })).toHaveLength(1);
