@@ -207,7 +207,7 @@ export const customerAttributes = [
 ] as const;
 
 /** Past payment attributes that are the customer's personal data whole. */
-const paymentAttributes = ['ip_address', 'shipping_address'];
+const paymentAttributes = ['ip_address', 'shipping_address', 'email'];
 
 /** Whether the record redacted is of the person's own dispute (`isPersonsCustomer`). */
 export interface Whose {
@@ -216,7 +216,7 @@ export interface Whose {
 
 /**
  * Evidence without the person: a letter's `to` or `from` that mentions them becomes `[redacted]` whole,
- * and on their own dispute (`theirs`) so do the past payments' `ip_address` and `shipping_address`;
+ * and on their own dispute (`theirs`) so do the past payments' `ip_address`, `shipping_address` and `email`;
  * every other mention in every string is replaced by `[redacted]`. Takes the stored shape
  * (`pastPayments`) and the API's (`past_payments`) alike, so it serves dispute rows, submission
  * snapshots and event payloads.
