@@ -278,6 +278,7 @@ describe('redactEvidence', () => {
     charged_at: 1_700_000_000,
     ip_address: '203.0.113.9',
     shipping_address: '1 Main St',
+    email: 'ada.l@example.org',
     item_description: 'Mug for Ada Lovelace',
   };
 
@@ -308,6 +309,7 @@ describe('redactEvidence', () => {
           ...payment,
           ip_address: redactedText,
           shipping_address: redactedText,
+          email: redactedText,
           item_description: `Mug for ${redactedText}`,
         },
       ],
@@ -322,6 +324,7 @@ describe('redactEvidence', () => {
           ...payment,
           ip_address: redactedText,
           shipping_address: redactedText,
+          email: redactedText,
           item_description: `Mug for ${redactedText}`,
         },
       ],
