@@ -1,24 +1,18 @@
+import type { AlertRecord } from '../domain/alerts.js';
 import type { ConnectedRequest } from './types.js';
 
 /** What adapters tell of alerts and refunds (docs/api.md, "Alerts"), beside types.ts's disputes. */
 
 /**
  * A pre-dispute warning as its processor reports it (docs/api.md, "Alerts"): the processor-owned columns
- * of an alert (src/db/schema/alerts.ts), mapped by the adapter.
+ * of an alert (src/db/schema/alerts.ts), mapped by the adapter: the processor's id of the warning, the
+ * charge with its amount (minor units) and currency (lower-case), the processor's fraud type as it spells
+ * it, whether the charge can still be refunded to head off a dispute, and when it was raised.
  */
-export interface NormalizedAlert {
-  /** The processor's id of the warning. */
-  id: string;
-  charge: string | null;
-  /** The charge's amount in minor units, and its currency (lower-case). */
-  amount: number | null;
-  currency: string | null;
-  /** The processor's fraud type, as it spells it (Stripe's `fraud_type`). */
-  fraudType: string | null;
-  /** Whether the charge can still be refunded to head off a dispute. */
-  actionable: boolean;
-  reportedAt: Date | null;
-}
+export type NormalizedAlert = Pick<
+  AlertRecord,
+  'id' | 'charge' | 'amount' | 'currency' | 'fraudType' | 'actionable' | 'reportedAt'
+>;
 
 export interface ListAlertsRequest extends ConnectedRequest {
   /** Where the last committed page of alerts ended (connected_accounts.alert_cursor); null from the start. */
