@@ -22,7 +22,7 @@ let accountUid: string;
 let template: string;
 
 beforeAll(async () => {
-  api = await startTestApi({ workers: ['submission'], env: { SUBMIT_WAIT_MS: '200' } });
+  api = await startTestApi({ workers: ['submission'], env: { SUBMIT_WAIT_MS: '0' } });
   tenant = await newTenant(api);
   fake = await startStripeFake();
   const { account } = await connectAccount(
@@ -116,12 +116,18 @@ describe('Visa CE 3.0 against the Stripe fake', () => {
   }, async () => {
     const { id, charges } = await visaFraud([150, 200]);
     const submission = await submitAndWait(id);
-    expect(submission?.compellingEvidence).toEqual({
+    const ours = {
       program: 'visa_ce3',
       status: 'qualified',
       required_actions: [],
       matched: ['ip_address', 'device_id', 'customer_account_id'],
       prior_payments: charges,
+    };
+    expect(submission?.compellingEvidence).toEqual(ours);
+    // Before the enhanced evidence reached Stripe, its verdict (mirrored at the first poll) asked for it.
+    expect((await getDispute(api, tenant.key, id)).compelling_evidence).toEqual({
+      ...ours,
+      processor_status: 'requires_action',
     });
     const prior = (charge: string) => ({
       charge,
@@ -153,6 +159,10 @@ describe('Visa CE 3.0 against the Stripe fake', () => {
     });
     await pollAccount({ ...api.engine, alertRefunds: api.deps.alertRefunds }, accountUid);
     expect((await readStored(api, tenant, id)).compellingEvidenceProcessorStatus).toBe('qualified');
+    expect((await getDispute(api, tenant.key, id)).compelling_evidence).toEqual({
+      ...ours,
+      processor_status: 'qualified',
+    });
   });
 
   it('past payments 30 and 40 days old: requires_action, and no enhanced evidence is sent', {
@@ -160,12 +170,17 @@ describe('Visa CE 3.0 against the Stripe fake', () => {
   }, async () => {
     const { id } = await visaFraud([30, 40]);
     const submission = await submitAndWait(id);
-    expect(submission?.compellingEvidence).toEqual({
+    const ours = {
       program: 'visa_ce3',
       status: 'requires_action',
       required_actions: ['missing_prior_undisputed_transactions'],
       matched: [],
       prior_payments: [],
+    };
+    expect(submission?.compellingEvidence).toEqual(ours);
+    expect((await getDispute(api, tenant.key, id)).compelling_evidence).toEqual({
+      ...ours,
+      processor_status: 'requires_action',
     });
     expect(fake.enhanced.received.has(id)).toBe(false);
     const [update] = updateBody(id);
@@ -173,5 +188,9 @@ describe('Visa CE 3.0 against the Stripe fake', () => {
     expect([...(update?.keys() ?? [])].filter((key) => key.includes('enhanced_evidence'))).toEqual([]);
     await pollAccount({ ...api.engine, alertRefunds: api.deps.alertRefunds }, accountUid);
     expect((await readStored(api, tenant, id)).compellingEvidenceProcessorStatus).toBe('requires_action');
+    expect((await getDispute(api, tenant.key, id)).compelling_evidence).toEqual({
+      ...ours,
+      processor_status: 'requires_action',
+    });
   });
 });
