@@ -20,6 +20,8 @@ export interface RefundableAlert {
   charge: string | null;
   amount: number | null;
   currency: string | null;
+  /** The dispute linked for the same charge: once it exists, the dispute is answered, not the alert. */
+  dispute: string | null;
 }
 
 /** The organisation's threshold for this mode and currency (any case), or null when it set none. */
@@ -59,7 +61,7 @@ export function refundRefusal(alert: RefundableAlert): string | null {
     case 'refund_failed':
       return 'The processor refused this refund already; see refund_failure.';
     case 'disputed':
-      return 'A dispute arrived for this charge: answer the dispute instead.';
+      return disputedMessage;
     case 'ignored':
       return 'The processor no longer offers this alert for action.';
     case 'open':
@@ -68,5 +70,10 @@ export function refundRefusal(alert: RefundableAlert): string | null {
   if (!alert.actionable)
     return 'The alert is not actionable: the processor no longer offers a refund for it.';
   if (alert.charge === null) return 'The alert names no charge to refund.';
+  // Linked while a refund held the alert, which kept it open (features/alerts/link.ts): a refund now
+  // would pay the cardholder twice, once by refund and once by the chargeback.
+  if (alert.dispute !== null) return disputedMessage;
   return null;
 }
+
+const disputedMessage = 'A dispute arrived for this charge: answer the dispute instead.';

@@ -194,7 +194,7 @@ describe('early fraud warnings against the Stripe fake', () => {
       expect(response.body).toEqual(
         expected(id, {
           outcome: 'refund_failed',
-          refund_failure: `Stripe refused the refund: charge_disputed: Charge ${charge} has been charged back; refunds are not possible. (charge_disputed)`,
+          refund_failure: `Stripe refused the refund: charge_disputed: Charge ${charge} has been charged back; refunds are not possible.`,
         }),
       );
       expect(

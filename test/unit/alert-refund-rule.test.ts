@@ -19,6 +19,7 @@ const alert = (over: Partial<RefundableAlert> = {}): RefundableAlert => ({
   charge: 'ch_1',
   amount: 5000,
   currency: 'usd',
+  dispute: null,
   ...over,
 });
 
@@ -55,6 +56,7 @@ const rows: [name: string, alert: RefundableAlert, thresholds: AlertRefundThresh
   ['refunded already', alert({ outcome: 'refunded' }), usd5000, false],
   ['refused already', alert({ outcome: 'refund_failed' }), usd5000, false],
   ['disputed', alert({ outcome: 'disputed' }), usd5000, false],
+  ['open but linked to a dispute', alert({ dispute: 'dp_1' }), usd5000, false],
   ['ignored', alert({ outcome: 'ignored' }), usd5000, false],
   ['an inherited key is no currency', alert({ currency: 'constructor' }), usd5000, false],
 ];
@@ -87,6 +89,7 @@ describe('refundRefusal', () => {
       'The alert is not actionable: the processor no longer offers a refund for it.',
     ],
     [alert({ charge: null }), 'The alert names no charge to refund.'],
+    [alert({ dispute: 'dp_1' }), 'A dispute arrived for this charge: answer the dispute instead.'],
   ];
   it.each(cases)('%o: %s', (given, refusal) => {
     expect(refundRefusal(given)).toBe(refusal);

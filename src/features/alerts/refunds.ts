@@ -106,6 +106,12 @@ export async function refundAlert(
   } finally {
     lease.stop();
   }
+  if ('error' in answer && credentialsRefused(answer.error)) {
+    // The processor refused our credentials, not the refund: nothing was refunded, and a fixed key must
+    // be able to try again (a refund_failed alert is never tried again).
+    await release(deps.db, claim);
+    return { status: 'not_sent', alert, error: answer.error };
+  }
   if ('error' in answer && answer.error.retryable && !request.final) {
     // Started stays marked (an expired lease), so the retry, or the sweep, finishes it under the same key.
     const [row] = await deps.db
@@ -182,6 +188,9 @@ async function connectionFor(deps: RefundDeps, alert: AlertRow): Promise<Process
   );
 }
 
+/** 401 or 403: the account's key is revoked or lacks the refund permission. */
+const credentialsRefused = (error: ProcessorError) => error.status === 401 || error.status === 403;
+
 /** A claim given back without a call: an earlier try's mark stays, so a started refund is still finished. */
 async function release(db: Db, claim: Claim): Promise<void> {
   await db
@@ -255,7 +264,8 @@ async function recordOutcome(
  * outage that outlasted the retries, that it never answered.
  */
 function failureOf(error: ProcessorError): string {
-  const code = error.code ? ` (${error.code})` : '';
+  // Stripe's message names its code already (processors/stripe/client.ts); others may not.
+  const code = error.code && !error.message.includes(error.code) ? ` (${error.code})` : '';
   if (!error.retryable) return `${error.message}${code}`;
   return `The processor did not answer after every try: ${error.message}`;
 }

@@ -78,14 +78,16 @@ const stageOf = (kind: typeof disputes.kind | typeof excluded.kind) =>
  * often carries only part of a dispute (Worldpay's events no deadline or reason, Adyen's later events no
  * dates): what it leaves out keeps what is stored. The charge is kept whenever the news has none: for a
  * read-only account the processor cannot tell it, and the client's (features/disputes/) must stay. A
- * resolution is kept too: one the processor told does not un-happen, and `alert_refund` is this service's.
+ * resolution, once set, stays: one the processor told does not un-happen, and `alert_refund` is this service's.
  * What the news tells without the processor's signature (`unsigned`, Adyen's additionalData) only fills
  * what is not known, unless the news is of a later stage: a replayed push cannot change it.
  */
 const incoming = (key: (typeof processorKeys)[number]): SQL =>
-  key === 'charge' || key === 'resolution'
-    ? sql`coalesce(${excluded[key]}, ${disputes[key]})`
-    : sql`case when ${sql.placeholder('ordered')}::boolean then ${excluded[key]}
+  key === 'charge'
+    ? sql`coalesce(${excluded.charge}, ${disputes.charge})`
+    : key === 'resolution'
+      ? sql`coalesce(${disputes.resolution}, ${excluded.resolution})`
+      : sql`case when ${sql.placeholder('ordered')}::boolean then ${excluded[key]}
         when ${isUnsigned(key)} and ${stageOf(excluded.kind)} <= ${stageOf(disputes.kind)}
           then coalesce(${disputes[key]}, ${excluded[key]})
         else coalesce(${excluded[key]}, ${disputes[key]}) end`;
