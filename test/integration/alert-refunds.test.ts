@@ -1,6 +1,6 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { alerts } from '../../src/db/schema/index.js';
+import { alerts, disputes, events } from '../../src/db/schema/index.js';
 import { refundCoveredAlerts, sweepAlertRefunds } from '../../src/features/alerts/refund-dispatch.js';
 import { type RefundDeps, refundAlert } from '../../src/features/alerts/refunds.js';
 import { findJob } from '../../src/jobs/enqueue.js';
@@ -60,6 +60,45 @@ describe('the refund executor', () => {
     // Afterwards, a late job finds it decided and calls nothing.
     expect(await refundAlert(deps, alert.uid, byRule)).toMatchObject({ status: 'skipped' });
     expect(callsWith(alert.uid)).toHaveLength(1);
+  });
+
+  it('resolves by alert_refund a dispute linked while the refund was under way, with dispute.updated', async () => {
+    await setThresholds(api.db.db, tenant.org, { test: { usd: 5000 } });
+    const alert = await insertAlert(api.db.db, tenant.org);
+    let open = () => {};
+    api.mock.refunds.gate = new Promise((resolve) => {
+      open = resolve;
+    });
+    const disputeId = uniqueId('dp_linked');
+    try {
+      const refund = refundAlert(deps, alert.uid, byRule);
+      await expect.poll(() => callsWith(alert.uid).length).toBe(1);
+      // What linking does while the lease is held (features/alerts/link.ts): both named, the alert left open.
+      await api.db.db.insert(disputes).values({
+        orgId: tenant.org,
+        livemode: false,
+        id: disputeId,
+        state: 'needs_response',
+        reason: 'fraudulent',
+        source: 'mock',
+        charge: alert.charge,
+        alert: alert.id,
+      });
+      await api.db.db.update(alerts).set({ dispute: disputeId }).where(eq(alerts.uid, alert.uid));
+      open();
+      expect((await refund).status).toBe('refunded');
+    } finally {
+      api.mock.refunds.gate = null;
+    }
+    const [dispute] = await api.db.db.select().from(disputes).where(eq(disputes.id, disputeId));
+    expect(dispute?.resolution).toBe('alert_refund');
+    const updates = await api.db.db
+      .select({ type: events.type, data: events.data })
+      .from(events)
+      .where(and(eq(events.orgId, tenant.org), eq(events.disputeUid, dispute?.uid ?? '')));
+    expect(updates.map(({ type, data }) => [type, data.resolution, data.alert])).toEqual([
+      ['dispute.updated', 'alert_refund', alert.id],
+    ]);
   });
 
   it('makes one refund when the reply is lost: tried again under the same key, recorded refunded', async () => {

@@ -1,12 +1,12 @@
-import { type Column, getTableColumns, sql } from 'drizzle-orm';
+import { and, type Column, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
 import { toSnakeCase } from 'drizzle-orm/casing';
-import type { Tx } from '../../db/client.js';
+import type { Db, Tx } from '../../db/client.js';
 import { alerts, disputes } from '../../db/schema/index.js';
 import { statement } from '../../db/statements.js';
 import type { DisputeRow } from '../disputes/records.js';
 import { loadTemplates } from '../disputes/records.js';
 import type { Tenant } from '../tenancy.js';
-import type { AlertEvent, DisputeEvent } from '../webhooks/events.js';
+import { type AlertEvent, type DisputeEvent, recordDisputeEvents } from '../webhooks/events.js';
 import type { AlertRow } from './upsert.js';
 
 /**
@@ -134,4 +134,40 @@ export function withLinks(
   const mentioned = new Set(written.disputes.map((event) => event.dispute.uid));
   disputeEvents.push(...linked.disputes.filter((event) => !mentioned.has(event.dispute.uid)));
   return { alerts: alertEvents, disputes: disputeEvents };
+}
+
+/**
+ * A refund recorded after its alert was linked (the link found the refund under way): the dispute gets
+ * `resolution: alert_refund` now, with `dispute.updated`, unless it has a resolution already. Its own
+ * transaction, after the alert's: mirroring locks disputes before alerts, so this takes no alert lock.
+ */
+export async function resolveByAlertRefund(
+  db: Db,
+  alert: { orgId: string; livemode: boolean; dispute: string | null; outcome: string },
+): Promise<void> {
+  const { dispute: id, orgId, livemode } = alert;
+  if (id === null || alert.outcome !== 'refunded') return;
+  await db.transaction(async (tx) => {
+    const resolved = await tx
+      .update(disputes)
+      .set({ resolution: 'alert_refund', updatedAt: sql`now()` })
+      .where(
+        and(
+          eq(disputes.orgId, orgId),
+          eq(disputes.livemode, livemode),
+          eq(disputes.id, id),
+          isNull(disputes.resolution),
+        ),
+      )
+      .returning();
+    const templates = await loadTemplates(tx, resolved);
+    await recordDisputeEvents(
+      tx,
+      resolved.map((dispute) => ({
+        type: 'dispute.updated',
+        dispute,
+        template: templates.get(dispute.uid) ?? null,
+      })),
+    );
+  });
 }

@@ -13,6 +13,7 @@ import {
   connectionOf,
 } from '../accounts/connections.js';
 import { recordAlertEvents } from '../webhooks/events.js';
+import { resolveByAlertRefund } from './link.js';
 
 /**
  * The refund executor (docs/architecture.md, "Alert refunds exactly once"): refunds one alert's charge
@@ -254,6 +255,7 @@ async function recordOutcome(
     const current = row ?? alert;
     return { status: current.outcome === 'refunded' ? 'refunded' : 'refund_failed', alert: current };
   }
+  await resolveByAlertRefund(db, recorded);
   if ('refund' in answer) log.info({ refund: answer.refund }, 'alert refunded');
   else log.warn({ reason: answer.error.reason }, 'alert refund failed');
   return { status: change.outcome, alert: recorded };
