@@ -104,7 +104,7 @@ describe('npm run cli -- rules', () => {
     expect(JSON.parse(again.stdout)).toEqual(expected);
   });
 
-  it('prints tables for people', async () => {
+  it('prints tables for people', { timeout: 120_000 }, async () => {
     await set(goodRules());
     const listed = await cli(['rules', 'list', '--org', tenant.org, '--mode', 'test']);
     expect(listed.stdout.split('\n').slice(0, 4)).toEqual([
@@ -189,7 +189,9 @@ describe('npm run cli -- org settings', () => {
     return JSON.parse(result.stdout);
   };
 
-  it('shows the settings, changes them, and removes a default template with `<reason>=`', async () => {
+  it('shows the settings, changes them, and removes a default template with `<reason>=`', {
+    timeout: 120_000,
+  }, async () => {
     expect(await json()).toEqual({
       org: tenant.org,
       name: 'Test Org',

@@ -182,7 +182,7 @@ describe('startService', () => {
     }
   });
 
-  it('lists the four queues to an operator, with the deadline and idempotency-key sweeps scheduled', async () => {
+  it('lists the four queues to an operator, with the deadline, idempotency-key and alert refund sweeps scheduled', async () => {
     const answer = await get(true, service.httpsPort, '/admin/queues/api/queues', {
       authorization: basic('operator:correct horse battery staple'),
     });
@@ -190,7 +190,7 @@ describe('startService', () => {
     const queues = answer.body.queues as { name: string; counts: Record<string, number> }[];
     expect(queues.map((queue) => queue.name).sort()).toEqual(['deadline', 'mirror', 'submission', 'webhook']);
     // A job scheduler always holds its next run as a delayed job: one for each sweep.
-    expect(queues.find((queue) => queue.name === 'deadline')?.counts.delayed).toBe(2);
+    expect(queues.find((queue) => queue.name === 'deadline')?.counts.delayed).toBe(3);
     const page = await get(true, service.httpsPort, '/admin/queues', {
       authorization: basic('operator:correct horse battery staple'),
     });
