@@ -1,9 +1,8 @@
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { NodeCompiler } from '@myriaddreamin/typst-ts-node-compiler';
 import { PDFDocument } from 'pdf-lib';
 import type { EvidenceDocument } from '../domain/evidence-document.js';
 import { evidenceLayout } from './evidence-layout.js';
+import { fontFile } from './font-files.js';
 
 /**
  * The evidence document as a PDF, laid out by the Typst compiler (a native module) from the layout in
@@ -113,18 +112,12 @@ function diagnostics(compiled: ReturnType<NodeCompiler['compile']>): string {
  * a font only when a document uses it: a thread that renders only Latin text never loads the CJK fonts.
  */
 function fontFolders(): string[] {
-  const require = createRequire(import.meta.url);
-  // The packages export their scripts, not their folders: a folder is found from the main script.
-  const folder = (name: string, path: string) => {
-    const main = require.resolve(name);
-    return join(main.slice(0, main.lastIndexOf(name) + name.length), path);
-  };
   return [
-    folder('@embedpdf/fonts-latin', 'fonts'),
-    folder('@embedpdf/fonts-sc', 'fonts'),
-    folder('@embedpdf/fonts-kr', 'fonts'),
-    folder('@embedpdf/fonts-hebrew', 'fonts'),
-    folder('@embedpdf/fonts-arabic', 'fonts'),
-    folder('@expo-google-fonts/noto-emoji', '400Regular'),
+    fontFile('@embedpdf/fonts-latin', 'fonts'),
+    fontFile('@embedpdf/fonts-sc', 'fonts'),
+    fontFile('@embedpdf/fonts-kr', 'fonts'),
+    fontFile('@embedpdf/fonts-hebrew', 'fonts'),
+    fontFile('@embedpdf/fonts-arabic', 'fonts'),
+    fontFile('@expo-google-fonts/noto-emoji', '400Regular'),
   ];
 }
