@@ -8,7 +8,7 @@ import type { personalDataRequestObject } from '../domain/personal-data.js';
 import { disputeStates } from '../domain/states.js';
 import { fieldTypes, type TemplateField } from '../domain/templates.js';
 import { apiVersions } from '../domain/versions.js';
-import { checks, kinds, processors, reasons } from '../domain/vocabulary.js';
+import { checks, disputeResolutions, kinds, processors, reasons } from '../domain/vocabulary.js';
 import { eventTypes } from '../domain/webhooks.js';
 import type { deletedFileObject, fileObject } from '../features/files/objects.js';
 import type { deletedTemplateObject, templateObject } from '../features/templates/objects.js';
@@ -161,7 +161,7 @@ export const disputeObject = describing<DisputeObject>()(
         .string()
         .nullable()
         .meta({ description: "The processor's own word for the dispute's status, as it reports it." }),
-      resolution: z.enum(['rdr', 'alert_refund']).nullable().meta({
+      resolution: z.enum(disputeResolutions).nullable().meta({
         description:
           "The pre-dispute program that resolved the dispute: `rdr` (Visa's Rapid Dispute Resolution, as the processor reports it) or `alert_refund` (this service refunded its alert); null otherwise.",
       }),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ApiError } from './errors.js';
 import { show, timestamp } from './values.js';
+import { type DisputeResolution, disputeResolutions } from './vocabulary.js';
 
 /**
  * The parameters of the outcome statistics (docs/api.md, "Statistics") and their rules: what a group can
@@ -67,11 +68,11 @@ export function statsRange(query: Pick<StatsQuery, 'from' | 'to'>, now: Date): {
 }
 
 /**
- * The resolutions of a pre-dispute program (docs/api.md, "Statistics"): a dispute with one of these as its
- * `resolution` counts as `prevented`, whatever its state, and is in no other outcome nor the win rate.
+ * The resolutions that count as `prevented` (docs/api.md, "Statistics"), whatever the dispute's state, and
+ * in no other outcome nor the win rate: every resolution is a pre-dispute program's, so all of them.
  */
-export const preventedResolutions = ['rdr', 'alert_refund'] as const;
-export type PreventedResolution = (typeof preventedResolutions)[number];
+export const preventedResolutions = disputeResolutions;
+export type PreventedResolution = DisputeResolution;
 
 /**
  * How a Visa fraud dispute counts for CE 3.0: this service's verdict at its latest submission that got

@@ -37,3 +37,12 @@ export type Kind = (typeof kinds)[number];
 
 export const checks = ['pass', 'fail', 'unavailable', 'unchecked'] as const;
 export type Check = (typeof checks)[number];
+
+/**
+ * The pre-dispute programs that resolve a dispute (its `resolution`): `rdr`, Visa's Rapid Dispute Resolution
+ * as a processor reports it, or `alert_refund`, this service's refund of its alert.
+ */
+export const disputeResolutions = ['rdr', 'alert_refund'] as const;
+export type DisputeResolution = (typeof disputeResolutions)[number];
+/** What a processor can report; `alert_refund` is this service's alone. */
+export type ProcessorResolution = Extract<DisputeResolution, 'rdr'>;

@@ -4,7 +4,7 @@ import type { EvidenceFileCategory, EvidenceLimits, FileType } from '../domain/e
 import { Failure } from '../domain/failure.js';
 import type { Network } from '../domain/networks.js';
 import type { DisputeState } from '../domain/states.js';
-import type { checks, kinds, Reason } from '../domain/vocabulary.js';
+import type { checks, kinds, ProcessorResolution, Reason } from '../domain/vocabulary.js';
 import type {
   AlertPage,
   ListAlertsRequest,
@@ -317,7 +317,7 @@ export interface NormalizedDispute {
    * Dispute Resolution (Stripe's `prevented`, Checkout.com's `rapid_dispute_resolution`, Braintree's
    * `VISA_RDR`); null otherwise.
    */
-  resolution: 'rdr' | null;
+  resolution: ProcessorResolution | null;
   /** The processor's own Visa CE 3.0 verdict (Stripe's enhanced_eligibility status), where it gives one. */
   compellingEvidenceProcessorStatus: string | null;
 }

@@ -3,6 +3,7 @@ import { toSnakeCase } from 'drizzle-orm/casing';
 import type { Db, Tx } from '../../db/client.js';
 import { alerts, disputes } from '../../db/schema/index.js';
 import { statement } from '../../db/statements.js';
+import type { DisputeResolution } from '../../domain/vocabulary.js';
 import type { DisputeRow } from '../disputes/records.js';
 import { loadTemplates } from '../disputes/records.js';
 import type { Tenant } from '../tenancy.js';
@@ -150,7 +151,7 @@ export async function resolveByAlertRefund(
   await db.transaction(async (tx) => {
     const resolved = await tx
       .update(disputes)
-      .set({ resolution: 'alert_refund', updatedAt: sql`now()` })
+      .set({ resolution: 'alert_refund' satisfies DisputeResolution, updatedAt: sql`now()` })
       .where(
         and(
           eq(disputes.orgId, orgId),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { decimalToMinorUnits } from '../../domain/money.js';
 import { closedStates, type DisputeState } from '../../domain/states.js';
-import type { kinds, Reason } from '../../domain/vocabulary.js';
+import type { kinds, ProcessorResolution, Reason } from '../../domain/vocabulary.js';
 import { momentOf, startOfDay } from '../dates.js';
 import { type NetworkSpellings, networkReader, reported } from '../network-names.js';
 import { normalizedDispute } from '../normalized.js';
@@ -211,7 +211,9 @@ export function toNormalizedDispute(dispute: BraintreeDispute): NormalizedDisput
  * `dispute_auto_accepted` webhook), so the state stays the `lost` of an accepted dispute (docs/api.md,
  * "The dispute object").
  */
-export function resolutionOf(dispute: Pick<BraintreeDispute, 'pre-dispute-program'>): 'rdr' | null {
+export function resolutionOf(
+  dispute: Pick<BraintreeDispute, 'pre-dispute-program'>,
+): ProcessorResolution | null {
   return dispute['pre-dispute-program'] === 'visa_rdr' ? 'rdr' : null;
 }
 

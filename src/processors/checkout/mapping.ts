@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { closedStates, type DisputeState } from '../../domain/states.js';
-import type { kinds, Reason } from '../../domain/vocabulary.js';
+import type { kinds, ProcessorResolution, Reason } from '../../domain/vocabulary.js';
 import { momentOf } from '../dates.js';
 import { type NetworkSpellings, networkReader, reported } from '../network-names.js';
 import { networkReason } from '../network-reasons.js';
@@ -153,7 +153,9 @@ export function reasonOf(
  * The pre-dispute program that resolved the dispute: `rdr` for a dispute resolved by Visa Rapid Dispute
  * Resolution (docs/api.md, "The dispute object"); its state stays `charge_refunded`.
  */
-export function resolutionOf(dispute: Pick<CheckoutDispute, 'status' | 'resolved_reason'>): 'rdr' | null {
+export function resolutionOf(
+  dispute: Pick<CheckoutDispute, 'status' | 'resolved_reason'>,
+): ProcessorResolution | null {
   return dispute.status === 'resolved' && dispute.resolved_reason === 'rapid_dispute_resolution'
     ? 'rdr'
     : null;
