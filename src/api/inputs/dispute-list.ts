@@ -4,39 +4,13 @@ import { disputeStates } from '../../domain/states.js';
 import { boolean, currency, integer, text, timestamp } from '../../domain/values.js';
 import { kinds, processors, reasons } from '../../domain/vocabulary.js';
 import type { DisputeFilters } from '../../features/disputes/filters.js';
-import { maxRepeatedValues } from '../middleware/body.js';
+import { anyOf, listOf, oneOrMany } from './one-or-many.js';
 import { pageParams } from './params.js';
 
 /**
  * The query of `GET /v1/disputes` (docs/api.md, "Disputes"): paging, the filters, and `include`. A bad value
  * of a filter answers 400 naming the filter; parameters the list does not know are ignored, as everywhere.
  */
-
-/** Values a filter may list: as many as a query string may repeat a parameter. */
-export const maxFilterValues = maxRepeatedValues;
-
-/**
- * One value, or several meaning any of them: `reason=a&reason=b`, `reason[]=a&reason[]=b`, or a JSON array.
- * A bad value's message is its own problem, with its place among several.
- */
-function oneOrMany<T extends z.ZodType>(item: T, description: string) {
-  return z
-    .union([item, z.array(item).max(maxFilterValues, `must have at most ${maxFilterValues} values`)], {
-      error: (issue) => {
-        if (issue.code !== 'invalid_union') return undefined;
-        const [single, many] = issue.errors;
-        const first = (Array.isArray(issue.input) ? many : single)?.[0];
-        if (!first) return undefined;
-        return first.path.length ? `${first.message} (value ${Number(first.path[0]) + 1})` : first.message;
-      },
-    })
-    .optional()
-    .meta({ description });
-}
-
-/** A filter on one attribute: the objects whose attribute is any of the values (alerts' filters too). */
-export const anyOf = <T extends z.ZodType>(item: T, description: string) =>
-  oneOrMany(item, `${description} Repeat it for any of several.`);
 
 const bounds = ['gte', 'gt', 'lte', 'lt'] as const;
 
@@ -98,21 +72,19 @@ export const listDisputesQuery = pageParams.and(
 
 type ListInput = z.output<typeof listDisputesQuery>;
 
-const list = <T>(value: T | T[] | undefined) => (value === undefined ? undefined : ([value].flat() as T[]));
-
 /** The filters a request names, as the list takes them (features/disputes/filters.ts). */
 export function toDisputeFilters(query: ListInput): DisputeFilters {
   const filters: DisputeFilters = {
-    states: list(query.state),
-    accounts: list(query.account),
-    reasons: list(query.reason),
-    processors: list(query.processor),
-    kinds: list(query.kind),
-    networks: list(query.network),
-    charges: list(query.charge),
-    customers: list(query.customer),
-    customerEmails: list(query.customer_email),
-    currencies: list(query.currency),
+    states: listOf(query.state),
+    accounts: listOf(query.account),
+    reasons: listOf(query.reason),
+    processors: listOf(query.processor),
+    kinds: listOf(query.kind),
+    networks: listOf(query.network),
+    charges: listOf(query.charge),
+    customers: listOf(query.customer),
+    customerEmails: listOf(query.customer_email),
+    currencies: listOf(query.currency),
     amount: query.amount,
     created: query.created,
     dueBy: query.due_by,

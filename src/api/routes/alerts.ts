@@ -4,7 +4,7 @@ import { text } from '../../domain/values.js';
 import { processors } from '../../domain/vocabulary.js';
 import { listAlerts, retrieveAlert } from '../../features/alerts/list.js';
 import { defineEndpoint } from '../endpoint.js';
-import { anyOf } from '../inputs/dispute-list.js';
+import { anyOf, listOf } from '../inputs/one-or-many.js';
 import { alertIdParameter, pageParams, toPageQuery } from '../inputs/params.js';
 import { listJson } from '../serialize.js';
 
@@ -17,8 +17,6 @@ export const listAlertsQuery = pageParams.and(
     outcome: anyOf(z.enum(alertOutcomes), 'Alerts with this outcome.'),
   }),
 );
-
-const list = <T>(value: T | T[] | undefined) => (value === undefined ? undefined : ([value].flat() as T[]));
 
 export const listAlertsEndpoint = defineEndpoint({
   method: 'get',
@@ -37,9 +35,9 @@ export const listAlertsEndpoint = defineEndpoint({
     const page = await listAlerts(deps.db, caller, {
       ...toPageQuery(query),
       filters: {
-        charges: list(query.charge),
-        processors: list(query.processor),
-        outcomes: list(query.outcome),
+        charges: listOf(query.charge),
+        processors: listOf(query.processor),
+        outcomes: listOf(query.outcome),
       },
     });
     const data = page.data.map((alert) => JSON.stringify(toAlertObject(alert)));
