@@ -2,16 +2,14 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alerts } from '../../src/db/schema/index.js';
 import { formatTimestamp } from '../../src/domain/disputes.js';
-import { connectAccount } from '../../src/features/accounts/connected-accounts.js';
 import { sweepAlertRefunds } from '../../src/features/alerts/refund-dispatch.js';
-import { pollAccount } from '../../src/features/mirroring/poll.js';
-import { createQueueAccountScheduler } from '../../src/jobs/account-scheduler.js';
 import { findJob } from '../../src/jobs/enqueue.js';
 import { type RunningWorkers, startWorkers } from '../../src/jobs/workers/engine.js';
-import { type StripeFake, startStripeFake, stripeFakeCredentials } from '../fakes/stripe.js';
+import { type StripeFake, startStripeFake } from '../fakes/stripe.js';
 import { alertRow, setThresholds } from '../helpers/alert-refunds.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { newTenant, type Tenant } from '../helpers/disputes.js';
+import { connectStripeFake, type StripeAccount } from '../helpers/mirroring.js';
 
 /**
  * The issue's "Done when" for early fraud warnings at Stripe (docs/api.md, "Alerts"): warnings mirrored
@@ -23,7 +21,7 @@ import { newTenant, type Tenant } from '../helpers/disputes.js';
 let api: TestApi;
 let tenant: Tenant;
 let fake: StripeFake;
-let accountUid: string;
+let stripe: StripeAccount;
 
 beforeAll(async () => {
   // No workers yet: each test starts the submission queue's worker (it runs `refundAlert`) when it wants
@@ -31,24 +29,7 @@ beforeAll(async () => {
   api = await startTestApi({ workers: [] });
   tenant = await newTenant(api);
   fake = await startStripeFake();
-  const { account } = await connectAccount(
-    {
-      db: api.db.db,
-      adapters: api.engine.adapters,
-      secrets: api.engine.secrets,
-      scheduler: createQueueAccountScheduler(api.queues),
-    },
-    {
-      org: tenant.org,
-      mode: 'test',
-      id: 'stripe',
-      processor: 'stripe',
-      credentials: JSON.stringify(stripeFakeCredentials),
-      baseUrl: fake.server.url,
-      pollIntervalSeconds: 3600,
-    },
-  );
-  accountUid = account.uid;
+  stripe = await connectStripeFake(api, tenant.org, fake);
   await setThresholds(api.db.db, tenant.org, { test: { usd: 5000 } });
 });
 afterAll(async () => {
@@ -57,12 +38,10 @@ afterAll(async () => {
 });
 
 const poll = async () =>
-  expect(await pollAccount({ ...api.engine, alertRefunds: api.deps.alertRefunds }, accountUid)).toMatchObject(
-    {
-      outcome: 'polled',
-      alerts: { outcome: 'polled' },
-    },
-  );
+  expect(await stripe.poll()).toMatchObject({
+    outcome: 'polled',
+    alerts: { outcome: 'polled' },
+  });
 
 const refundPosts = (charge: string) =>
   fake.received.filter(

@@ -1,12 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { submissions } from '../../src/db/schema/submissions.js';
-import { connectAccount } from '../../src/features/accounts/connected-accounts.js';
-import { pollAccount } from '../../src/features/mirroring/poll.js';
-import { createQueueAccountScheduler } from '../../src/jobs/account-scheduler.js';
-import { type StripeFake, startStripeFake, stripeFakeCredentials } from '../fakes/stripe.js';
+import { type StripeFake, startStripeFake } from '../fakes/stripe.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { getDispute, newTenant, orderTemplate, readStored, type Tenant } from '../helpers/disputes.js';
+import { connectStripeFake, type StripeAccount } from '../helpers/mirroring.js';
 
 /**
  * The issue's "Done when" for Visa CE 3.0 at Stripe (docs/api.md, "What is sent for CE 3.0 and Visa
@@ -18,31 +16,14 @@ import { getDispute, newTenant, orderTemplate, readStored, type Tenant } from '.
 let api: TestApi;
 let tenant: Tenant;
 let fake: StripeFake;
-let accountUid: string;
+let stripe: StripeAccount;
 let template: string;
 
 beforeAll(async () => {
   api = await startTestApi({ workers: ['submission'], env: { SUBMIT_WAIT_MS: '0' } });
   tenant = await newTenant(api);
   fake = await startStripeFake();
-  const { account } = await connectAccount(
-    {
-      db: api.db.db,
-      adapters: api.engine.adapters,
-      secrets: api.engine.secrets,
-      scheduler: createQueueAccountScheduler(api.queues),
-    },
-    {
-      org: tenant.org,
-      mode: 'test',
-      id: 'stripe',
-      processor: 'stripe',
-      credentials: JSON.stringify(stripeFakeCredentials),
-      baseUrl: fake.server.url,
-      pollIntervalSeconds: 3600,
-    },
-  );
-  accountUid = account.uid;
+  stripe = await connectStripeFake(api, tenant.org, fake);
   template = await orderTemplate(api, tenant.key);
 });
 afterAll(async () => {
@@ -61,9 +42,7 @@ async function visaFraud(days: [number, number]) {
   ];
   fake.setEvidence(id, { customer_purchase_ip: ip });
   const charges = days.map((before) => fake.addPriorCharge(id, before));
-  expect(await pollAccount({ ...api.engine, alertRefunds: api.deps.alertRefunds }, accountUid)).toMatchObject(
-    { outcome: 'polled' },
-  );
+  expect(await stripe.poll()).toMatchObject({ outcome: 'polled' });
   const answered = await api.call('PUT', `/v1/disputes/${id}`, {
     key: tenant.key,
     json: {
@@ -157,7 +136,7 @@ describe('Visa CE 3.0 against the Stripe fake', () => {
     expect(fake.dispute(id).evidence_details).toMatchObject({
       enhanced_eligibility: { visa_compelling_evidence_3: { status: 'qualified', required_actions: [] } },
     });
-    await pollAccount({ ...api.engine, alertRefunds: api.deps.alertRefunds }, accountUid);
+    await stripe.poll();
     expect((await readStored(api, tenant, id)).compellingEvidenceProcessorStatus).toBe('qualified');
     expect((await getDispute(api, tenant.key, id)).compelling_evidence).toEqual({
       ...ours,
@@ -186,7 +165,7 @@ describe('Visa CE 3.0 against the Stripe fake', () => {
     const [update] = updateBody(id);
     expect(update).toBeDefined();
     expect([...(update?.keys() ?? [])].filter((key) => key.includes('enhanced_evidence'))).toEqual([]);
-    await pollAccount({ ...api.engine, alertRefunds: api.deps.alertRefunds }, accountUid);
+    await stripe.poll();
     expect((await readStored(api, tenant, id)).compellingEvidenceProcessorStatus).toBe('requires_action');
     expect((await getDispute(api, tenant.key, id)).compelling_evidence).toEqual({
       ...ours,

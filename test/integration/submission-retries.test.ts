@@ -1,11 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { connectAccount } from '../../src/features/accounts/connected-accounts.js';
-import { pollAccount } from '../../src/features/mirroring/poll.js';
-import { createQueueAccountScheduler } from '../../src/jobs/account-scheduler.js';
 import type { FakeRequest } from '../fakes/harness.js';
-import { type StripeFake, startStripeFake, stripeFakeCredentials } from '../fakes/stripe.js';
+import { type StripeFake, startStripeFake } from '../fakes/stripe.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { getDispute, newTenant, orderTemplate, type Tenant } from '../helpers/disputes.js';
+import { connectStripeFake, type StripeAccount } from '../helpers/mirroring.js';
 import { startWorkerProcess, storesOf, type WorkerProcess } from '../helpers/processes.js';
 
 /**
@@ -17,31 +15,14 @@ import { startWorkerProcess, storesOf, type WorkerProcess } from '../helpers/pro
 let api: TestApi;
 let tenant: Tenant;
 let fake: StripeFake;
-let accountUid: string;
+let stripe: StripeAccount;
 const running: WorkerProcess[] = [];
 
 beforeAll(async () => {
   api = await startTestApi({ workers: [], env: { SUBMIT_WAIT_MS: '200' } });
   tenant = await newTenant(api);
   fake = await startStripeFake({ idempotency: 'bytes' });
-  const { account } = await connectAccount(
-    {
-      db: api.db.db,
-      adapters: api.engine.adapters,
-      secrets: api.engine.secrets,
-      scheduler: createQueueAccountScheduler(api.queues),
-    },
-    {
-      org: tenant.org,
-      mode: 'test',
-      id: 'stripe',
-      processor: 'stripe',
-      credentials: JSON.stringify(stripeFakeCredentials),
-      baseUrl: fake.server.url,
-      pollIntervalSeconds: 3600,
-    },
-  );
-  accountUid = account.uid;
+  stripe = await connectStripeFake(api, tenant.org, fake);
 });
 afterEach(() => {
   for (const worker of running.splice(0)) worker.child.kill('SIGKILL');
@@ -71,7 +52,7 @@ describe('a submission retried by another worker after a failure past the upload
     timeout: 90_000,
   }, async () => {
     const [id] = fake.addDisputes(1) as [string];
-    const polled = await pollAccount({ ...api.engine, alertRefunds: api.deps.alertRefunds }, accountUid);
+    const polled = await stripe.poll();
     expect(polled).toMatchObject({ outcome: 'polled', created: 1 });
     const template = await orderTemplate(api, tenant.key);
     const answered = await api.call('PUT', `/v1/disputes/${id}`, {
