@@ -1,0 +1,150 @@
+import { deflateSync } from 'node:zlib';
+import type { ByteSink } from './byte-sink.js';
+import { Undrawable } from './drawing.js';
+import { subsetFont } from './font-subset.js';
+import type { FontFace } from './fonts.js';
+import { num, type PdfObjects } from './pdf-objects.js';
+
+/**
+ * One face as a document uses it, and its PDF font (Type0, Identity-H, over a CIDFontType2 whose
+ * FontFile2 is a subset of the face). CIDs are given per code point in order of first use (1, 2, …), not
+ * per glyph: the ToUnicode map then gives every CID its exact character, so that text extracted from the
+ * PDF is what was drawn even where two characters share a glyph.
+ */
+export class FontUse {
+  /** The code point of each CID, CID 1 first. */
+  readonly codePoints: number[] = [];
+  private readonly basic = new Uint16Array(0x10000);
+  private readonly astral = new Map<number, number>();
+
+  constructor(readonly face: FontFace) {}
+
+  /** Writes `text` as the hex digits of its CIDs, two bytes each (Identity-H), for a `Tj`. */
+  encode(text: string, sink: ByteSink): void {
+    for (let index = 0; index < text.length; index++) {
+      let codePoint = text.charCodeAt(index);
+      if (codePoint >= 0xd800 && codePoint < 0xdc00) {
+        codePoint = text.codePointAt(index) as number;
+        if (codePoint > 0xffff) index++;
+      }
+      let cid = codePoint < 0x10000 ? (this.basic[codePoint] as number) : (this.astral.get(codePoint) ?? 0);
+      if (cid === 0) cid = this.assign(codePoint);
+      sink.hex4(cid);
+    }
+  }
+
+  private assign(codePoint: number): number {
+    const cid = this.codePoints.length + 1;
+    if (cid > 0xffff) throw new Undrawable('more than 65,535 distinct characters in one face');
+    this.codePoints.push(codePoint);
+    if (codePoint < 0x10000) this.basic[codePoint] = cid;
+    else this.astral.set(codePoint, cid);
+    return cid;
+  }
+}
+
+const postScriptNames: Record<FontFace['style'], string> = {
+  regular: 'NotoSans-Regular',
+  bold: 'NotoSans-Bold',
+};
+
+// Stem widths as a viewer's fallback rendering would want them, from Noto Sans' vertical stems.
+const stems: Record<FontFace['style'], number> = { regular: 88, bold: 148 };
+
+/** Writes the font objects of `use` and returns the number of the Type0 font. */
+export function writeFont(objects: PdfObjects, use: FontUse, level: number): number {
+  const { face, codePoints } = use;
+  const glyphs = codePoints.map((codePoint) => face.glyph(codePoint));
+  const name = `${subsetTag(codePoints, glyphs)}+${postScriptNames[face.style]}`;
+  const scale = 1000 / face.unitsPerEm;
+  const type0 = objects.allocate();
+  const cidFont = objects.allocate();
+  const descriptor = objects.allocate();
+  const fontFile = objects.allocate();
+  const cidToGid = objects.allocate();
+  const toUnicode = objects.allocate();
+
+  objects.object(
+    type0,
+    `<</Type /Font /Subtype /Type0 /BaseFont /${name} /Encoding /Identity-H ` +
+      `/DescendantFonts [${cidFont} 0 R] /ToUnicode ${toUnicode} 0 R>>`,
+  );
+  let widths = '';
+  for (const glyph of glyphs) widths += ` ${num(face.advanceOf(glyph) * scale)}`;
+  objects.object(
+    cidFont,
+    `<</Type /Font /Subtype /CIDFontType2 /BaseFont /${name} ` +
+      '/CIDSystemInfo <</Registry (Adobe) /Ordering (Identity) /Supplement 0>> ' +
+      `/FontDescriptor ${descriptor} 0 R /DW 1000 /W [1 [${widths.slice(1)}]] /CIDToGIDMap ${cidToGid} 0 R>>`,
+  );
+  const head = face.tables.get('head')?.offset as number;
+  const box = [36, 38, 40, 42].map((at) => num(face.bytes.readInt16BE(head + at) * scale)).join(' ');
+  objects.object(
+    descriptor,
+    `<</Type /FontDescriptor /FontName /${name} /Flags 32 /FontBBox [${box}] /ItalicAngle 0 ` +
+      `/Ascent ${num(face.ascender * scale)} /Descent ${num(face.descender * scale)} ` +
+      `/CapHeight ${num(face.capHeight * scale)} /StemV ${stems[face.style]} /FontFile2 ${fontFile} 0 R>>`,
+  );
+  const file = subsetFont(face, glyphs);
+  objects.stream(fontFile, `/Length1 ${file.length} /Filter /FlateDecode`, deflateSync(file, { level }));
+  const map = Buffer.alloc(2 * (glyphs.length + 1));
+  glyphs.forEach((glyph, index) => {
+    map.writeUInt16BE(glyph, 2 * (index + 1));
+  });
+  objects.stream(cidToGid, '', map);
+  objects.stream(
+    toUnicode,
+    '/Filter /FlateDecode',
+    deflateSync(Buffer.from(toUnicodeCMap(codePoints), 'latin1'), { level }),
+  );
+  return type0;
+}
+
+/** The ToUnicode CMap: each CID to its code point, in UTF-16BE (a surrogate pair beyond the BMP). */
+function toUnicodeCMap(codePoints: readonly number[]): string {
+  let map =
+    '/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n' +
+    '/CIDSystemInfo <</Registry (Adobe) /Ordering (UCS) /Supplement 0>> def\n' +
+    '/CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n' +
+    '1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n';
+  // A bfchar block holds at most 100 entries.
+  for (let first = 0; first < codePoints.length; first += 100) {
+    const block = codePoints.slice(first, first + 100);
+    map += `${block.length} beginbfchar\n`;
+    block.forEach((codePoint, index) => {
+      map += `<${utf16Hex(first + index + 1)}> <${utf16Hex(codePoint)}>\n`;
+    });
+    map += 'endbfchar\n';
+  }
+  return `${map}endcmap\nCMapName currentdict /CMapResource defineresource pop\nend\nend\n`;
+}
+
+function utf16Hex(codePoint: number): string {
+  const hex = (unit: number) => unit.toString(16).toUpperCase().padStart(4, '0');
+  if (codePoint < 0x10000) return hex(codePoint);
+  const offset = codePoint - 0x10000;
+  return hex(0xd800 + (offset >> 10)) + hex(0xdc00 + (offset & 0x3ff));
+}
+
+/**
+ * The six capital letters before a subset's name, from a hash (FNV-1a) of the characters and glyphs it
+ * holds: the same subset gets the same tag, never the clock or a random one.
+ */
+function subsetTag(codePoints: readonly number[], glyphs: readonly number[]): string {
+  let hash = 0x811c9dc5;
+  const mix = (value: number) => {
+    hash = Math.imul(hash ^ (value & 0xffff), 0x01000193);
+    hash = Math.imul(hash ^ (value >>> 16), 0x01000193);
+  };
+  codePoints.forEach((codePoint, index) => {
+    mix(codePoint);
+    mix(glyphs[index] as number);
+  });
+  hash >>>= 0;
+  let tag = '';
+  for (let letter = 0; letter < 6; letter++) {
+    tag += String.fromCharCode(65 + (hash % 26));
+    hash = Math.floor(hash / 26);
+  }
+  return tag;
+}
