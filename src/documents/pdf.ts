@@ -1,21 +1,33 @@
 import { NodeCompiler } from '@myriaddreamin/typst-ts-node-compiler';
 import { PDFDocument } from 'pdf-lib';
 import type { EvidenceDocument } from '../domain/evidence-document.js';
+import { renderByEngine } from './engine/render.js';
 import { evidenceLayout } from './evidence-layout.js';
 import { fontFile } from './font-files.js';
 
 /**
- * The evidence document as a PDF, laid out by the Typst compiler (a native module) from the layout in
- * documents/evidence-layout.ts. The model goes in as JSON, which the layout reads as data. The same model
- * gives the same bytes: the file is dated by the model's `generatedAt`, never the clock.
- *
- * The images the model draws are mapped into Typst's in-memory workspace at the paths the model gives
- * them (`/files/0.png`, made by domain/evidence-attachments.ts, never from a merchant's text), from
- * `files` (bytes by file id), and unmapped after: no render sees another's files.
+ * The evidence document as a PDF. The document engine (documents/engine/) draws it when it can: text in
+ * the scripts its face draws as written and images it reads, which is nearly every document, ten times
+ * faster than Typst. Typst lays out the rest (CJK, right-to-left text, emoji, combining marks; an image
+ * encoding the engine does not read). docs/architecture.md "Response documents" says why there are two.
+ * The same model gives the same bytes, whichever draws it: the file is dated by the model's
+ * `generatedAt`, never the clock.
  *
  * Synchronous and CPU-bound: call it from a render thread (documents/render-pool.ts), never the main one.
  */
 export function renderPdf(model: EvidenceDocument, files: FileBytes = new Map()): Buffer {
+  return renderByEngine(model, files) ?? renderByTypst(model, files);
+}
+
+/**
+ * The evidence document laid out by the Typst compiler (a native module) from the layout in
+ * documents/evidence-layout.ts. The model goes in as JSON, which the layout reads as data.
+ *
+ * The images the model draws are mapped into Typst's in-memory workspace at the paths the model gives
+ * them (`/files/0.png`, made by domain/evidence-attachments.ts, never from a merchant's text), from
+ * `files` (bytes by file id), and unmapped after: no render sees another's files.
+ */
+export function renderByTypst(model: EvidenceDocument, files: FileBytes = new Map()): Buffer {
   const typst = compiler();
   typst.mapShadow(modelPath, Buffer.from(JSON.stringify(model)));
   const mapped: string[] = [];

@@ -40,3 +40,13 @@ export async function imagesDrawn(pdf: Buffer): Promise<number[]> {
   await document.destroy();
   return counts;
 }
+
+/** Which engine drew a response document (documents/pdf.ts): from the file's Producer or Creator. */
+export async function drawnBy(pdf: Buffer): Promise<'engine' | 'typst'> {
+  const document = await openPdf(pdf);
+  const { info } = (await document.getMetadata()) as { info: { Producer?: string; Creator?: string } };
+  await document.destroy();
+  if (info.Producer === 'Rebuttal document engine') return 'engine';
+  if (info.Creator?.startsWith('Typst ')) return 'typst';
+  throw new Error(`drawn by neither engine: ${JSON.stringify(info)}`);
+}

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { drawEvidence } from '../../src/documents/engine/layout.js';
 import {
   type DocumentSize,
   documentSizeProblem,
@@ -82,6 +83,26 @@ describe('measureDocument', () => {
     ['Arabic phrase ligatures', withBody('{{note}}', { note: '\ufdfd '.repeat(1500) }), 4],
   ])('estimates a body of %s at no fewer pages than rendered', (_, input, rendered) => {
     expect(measureDocument(input).pages).toBeGreaterThanOrEqual(rendered);
+  });
+
+  // The document engine, which draws these (documents/engine/): its pages are counted, not read off a
+  // PDF; the estimate holds for it as for Typst.
+  it.each([
+    ['the full submission', fullSubmission(10)],
+    ['a full submission of 100 items', fullSubmission(100)],
+    [
+      'a line of 9,000 wide letters, three times',
+      withBody('{{note}}\n'.repeat(3), { note: 'W'.repeat(9000) }),
+    ],
+    ['line separators', withBody('{{note}}', { note: 'x\u2028'.repeat(2000) })],
+    ['carriage returns', withBody('{{note}}', { note: 'x\r'.repeat(2000) })],
+    ['three-em dashes', withBody('{{note}}', { note: '\u2e3b'.repeat(3000) })],
+    ['600 one-letter lines', withBody('{{note}}', { note: 'a\n'.repeat(600) })],
+  ])('estimates %s at no fewer pages than the document engine draws', (_, input) => {
+    const drawn = drawEvidence(buildEvidenceDocument(input), []).pages.length;
+    const { pages } = measureDocument(input);
+    expect(pages).toBeGreaterThanOrEqual(drawn);
+    expect(pages).toBeLessThanOrEqual(Math.ceil(drawn * 1.5));
   });
 
   it('measures the hostile case (20,000 placeholders of a 10,000-character field), and it is refused', () => {

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { renderPdf } from '../../src/documents/pdf.js';
 import { buildEvidenceDocument } from '../../src/domain/evidence-document.js';
 import { bareDispute, generatedAt, template } from '../helpers/evidence-documents.js';
-import { pageLines } from '../helpers/pdf-text.js';
+import { drawnBy, pageLines } from '../helpers/pdf-text.js';
 import { ensureDebianPackage } from '../helpers/services.js';
 
 /**
@@ -55,68 +55,94 @@ async function occurrences(pdf: Buffer, value: string): Promise<number> {
 beforeAll(() => ensureDebianPackage('poppler-utils', pdftotext));
 
 describe('text in the response document', () => {
-  const hostile: [string, string][] = [
-    ['Typst markup', '#import "@preview/cetz:0.3.0": * #set page(fill: red) *bold* _em_ = Heading'],
-    ['code and math', '#{ panic("x") } #eval("1 + 1") $x^2$ `raw` ```rust fn main() {}```'],
-    ['escapes and labels', '\\ \\u{41} <label> @ref // comment /* block */ ~ -- ... \'quote\' "double"'],
-    ['unbalanced brackets', '] ) } [ ( { ]] [[ ((( }}} {{ #[ #( #{'],
-    ['a very long word', `SKU-${'X'.repeat(300)}-END`],
-    ['right-to-left text', 'שלום עולם and مرحبا بالعالم in one line'],
-    ['emoji', 'Thanks 🎉 👍 ✅ ❤️ for 📦'],
-    ['control characters', 'before\u0001\u0007\u001b\u007f\u0085after\tand a tab'],
-    ['Greek, Cyrillic and CJK', 'Ελληνικά Русский 中文字符 日本語のテキスト 한국어 텍스트'],
-    ['a placeholder-looking value', '{{customer_name}} {{ products }}'],
+  // Which engine draws each (documents/pdf.ts): the document engine whatever its characters mean to
+  // Typst or to PDF, Typst what needs shaping.
+  const hostile: [string, string, 'engine' | 'typst'][] = [
+    ['Typst markup', '#import "@preview/cetz:0.3.0": * #set page(fill: red) *bold* _em_ = Heading', 'engine'],
+    ['code and math', '#{ panic("x") } #eval("1 + 1") $x^2$ `raw` ```rust fn main() {}```', 'engine'],
+    [
+      'escapes and labels',
+      '\\ \\u{41} <label> @ref // comment /* block */ ~ -- ... \'quote\' "double"',
+      'engine',
+    ],
+    ['unbalanced brackets', '] ) } [ ( { ]] [[ ((( }}} {{ #[ #( #{', 'engine'],
+    ['PDF syntax', '(a) \\(b\\) <48656c6c6f> [1 0 R] %comment /Name endstream endobj BT ET Tj', 'engine'],
+    ['a very long word', `SKU-${'X'.repeat(300)}-END`, 'engine'],
+    ['right-to-left text', 'שלום עולם and مرحبا بالعالم in one line', 'typst'],
+    ['emoji', 'Thanks 🎉 👍 ✅ ❤️ for 📦', 'typst'],
+    ['control characters', 'before\u0001\u0007\u001b\u007f\u0085after\tand a tab', 'engine'],
+    ['Greek and Cyrillic', 'Ελληνικά Русский Ærøskøbing Łódź № € …', 'engine'],
+    ['Greek, Cyrillic and CJK', 'Ελληνικά Русский 中文字符 日本語のテキスト 한국어 텍스트', 'typst'],
+    ['a combining mark', 'Zoe\u0308 and Ame\u0301lie', 'typst'],
+    ['a placeholder-looking value', '{{customer_name}} {{ products }}', 'engine'],
   ];
 
   it.each(hostile)(
     'shows %s as written, in a field, the template text and a table cell',
-    async (_, value) => {
-      expect(await occurrences(render(value), value)).toBe(3);
+    async (_, value, engine) => {
+      const pdf = render(value);
+      expect(await drawnBy(pdf)).toBe(engine);
+      expect(await occurrences(pdf, value)).toBe(3);
     },
   );
 
-  it('shows any text as written (generated)', async () => {
-    const pieces = fc.constantFrom(
-      '#',
-      '[',
-      ']',
-      '(',
-      ')',
-      '{',
-      '}',
-      '$',
-      '\\',
-      '*',
-      '_',
-      '`',
-      '<',
-      '>',
-      '@',
-      '=',
-      '/',
-      '"',
-      "'",
-      'import',
-      'set',
-      'show',
-      'let',
-      'a',
-      'Zoë',
-      'Ж',
-      'λ',
-      '中',
-      '한',
-      '🎉',
-      '1',
-      '.',
-      ',',
-      '\t',
-      '\u0007',
-    );
-    const words = fc.array(pieces, { minLength: 1, maxLength: 6 }).map((parts) => parts.join(''));
-    const values = fc.array(words, { minLength: 1, maxLength: 12 }).map((list) => list.join(' '));
+  const pieces = [
+    '#',
+    '[',
+    ']',
+    '(',
+    ')',
+    '{',
+    '}',
+    '$',
+    '\\',
+    '*',
+    '_',
+    '`',
+    '<',
+    '>',
+    '@',
+    '=',
+    '/',
+    '"',
+    "'",
+    '%',
+    'import',
+    'set',
+    'show',
+    'let',
+    'endstream',
+    'a',
+    'Zoë',
+    'Ж',
+    'λ',
+    '1',
+    '.',
+    ',',
+    '\t',
+    '\u0007',
+  ];
+  const values = (from: string[]) => {
+    const words = fc
+      .array(fc.constantFrom(...from), { minLength: 1, maxLength: 6 })
+      .map((parts) => parts.join(''));
+    return fc.array(words, { minLength: 1, maxLength: 12 }).map((list) => list.join(' '));
+  };
+
+  it('shows any text as written, the document engine drawing it (generated)', async () => {
     await fc.assert(
-      fc.asyncProperty(values, async (value) => {
+      fc.asyncProperty(values(pieces), async (value) => {
+        const pdf = render(value);
+        expect(await drawnBy(pdf)).toBe('engine');
+        expect(await occurrences(pdf, value)).toBe(3);
+      }),
+      { numRuns: 40, seed: 15 },
+    );
+  });
+
+  it('shows any text as written, Typst drawing what needs shaping (generated)', async () => {
+    await fc.assert(
+      fc.asyncProperty(values([...pieces, '中', '한', '🎉']), async (value) => {
         expect(await occurrences(render(value), value)).toBe(3);
       }),
       { numRuns: 40, seed: 15 },

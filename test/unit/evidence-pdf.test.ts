@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCanvas } from '@napi-rs/canvas';
 import { describe, expect, it } from 'vitest';
-import { renderPdf } from '../../src/documents/pdf.js';
+import { renderByTypst, renderPdf } from '../../src/documents/pdf.js';
 import {
   buildEvidenceDocument,
   type DocumentBlock,
@@ -143,10 +143,11 @@ describe('renderPdf', () => {
     expect(text).toContain('Page 1 of 1');
   });
 
-  it('fails with what Typst said when the layout cannot read the model', () => {
+  it('fails saying what it cannot draw when the model has a block no layout knows', () => {
     const model = buildEvidenceDocument({ dispute: bareDispute(), template: null, generatedAt });
     model.blocks.push({ kind: 'chart' } as unknown as DocumentBlock);
-    expect(() => renderPdf(model)).toThrow(
+    expect(() => renderPdf(model)).toThrow(/^The document engine cannot draw a block of kind "chart"$/);
+    expect(() => renderByTypst(model)).toThrow(
       /^Typst could not lay out the document: .*dictionary does not contain key \\"table\\"/,
     );
   });

@@ -54,15 +54,25 @@ const shaped = /[\p{M}\p{Cf}\p{Co}\p{Cs}\p{Cn}]/u;
  * Line breaks and the control characters the layout leaves out are the layout's to handle, not glyphs.
  */
 export function drawable(text: string): boolean {
-  const regular = fontFace('regular');
-  const bold = fontFace('bold');
-  for (const character of text) {
-    const codePoint = character.codePointAt(0) as number;
-    if (codePoint < 0x20 || (codePoint >= 0x7f && codePoint <= 0x9f)) continue;
-    if (codePoint === 0x2028 || codePoint === 0x2029) continue;
-    if (shaped.test(character) || regular.glyph(codePoint) === 0 || bold.glyph(codePoint) === 0) return false;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    // Printable ASCII, most of any document, is in both faces.
+    if (code >= 0x20 && code < 0x7f) continue;
+    const codePoint = text.codePointAt(index) as number;
+    if (codePoint > 0xffff) index++;
+    if (!drawableCharacter(codePoint)) return false;
   }
   return true;
+}
+
+function drawableCharacter(codePoint: number): boolean {
+  if (codePoint < 0x20 || (codePoint >= 0x7f && codePoint <= 0x9f)) return true;
+  if (codePoint === 0x2028 || codePoint === 0x2029) return true;
+  return (
+    !shaped.test(String.fromCodePoint(codePoint)) &&
+    fontFace('regular').glyph(codePoint) !== 0 &&
+    fontFace('bold').glyph(codePoint) !== 0
+  );
 }
 
 function readFace(style: FontStyle, bytes: Buffer): FontFace {
