@@ -61,10 +61,22 @@ export class PdfObjects {
   }
 }
 
-/** A number in PDF syntax: at most three decimals, never an exponent or a negative zero. */
+/**
+ * A number in PDF syntax: at most three decimals, never an exponent or a negative zero. Formatted from
+ * integers (thousandths), which is several times faster than a float's shortest form; this is called
+ * a few thousand times a document.
+ */
 export function num(value: number): string {
-  const rounded = Math.round(value * 1000) / 1000;
-  return rounded === 0 ? '0' : String(rounded);
+  const thousandths = Math.round(value * 1000);
+  if (thousandths === 0) return '0';
+  const size = thousandths < 0 ? -thousandths : thousandths;
+  const whole = Math.floor(size / 1000);
+  const fraction = size - whole * 1000;
+  const sign = thousandths < 0 ? '-' : '';
+  if (fraction === 0) return `${sign}${whole}`;
+  if (fraction % 100 === 0) return `${sign}${whole}.${fraction / 100}`;
+  if (fraction % 10 === 0) return `${sign}${whole}.${fraction < 100 ? '0' : ''}${fraction / 10}`;
+  return `${sign}${whole}.${fraction < 10 ? '00' : fraction < 100 ? '0' : ''}${fraction}`;
 }
 
 /**

@@ -101,25 +101,25 @@ function contentStream(
   useFont: (style: FontStyle) => FontUse,
 ): void {
   let inText = false;
-  let font = '';
-  let fill = '';
-  let stroke = '';
-  let lineWidth = '';
+  let font: FontStyle | undefined;
+  let size = Number.NaN;
+  let fill: Rgb | undefined;
+  let stroke: Rgb | undefined;
+  let lineWidth = Number.NaN;
   for (const op of operations) {
     if (op.kind === 'text') {
       if (!inText) {
         sink.ascii('BT\n');
         inText = true;
       }
-      const selected = `/${fontNames[op.font]} ${num(op.size)} Tf\n`;
-      if (selected !== font) {
-        sink.ascii(selected);
-        font = selected;
+      if (op.font !== font || op.size !== size) {
+        sink.ascii(`/${fontNames[op.font]} ${num(op.size)} Tf\n`);
+        font = op.font;
+        size = op.size;
       }
-      const colour = `${rgb(op.color)} rg\n`;
-      if (colour !== fill) {
-        sink.ascii(colour);
-        fill = colour;
+      if (!fill || !sameColour(fill, op.color)) {
+        sink.ascii(`${rgb(op.color)} rg\n`);
+        fill = op.color;
       }
       sink.ascii(`1 0 0 1 ${num(op.x)} ${num(height - op.y)} Tm <`);
       useFont(op.font).encode(op.text, sink);
@@ -131,15 +131,13 @@ function contentStream(
       inText = false;
     }
     if (op.kind === 'rule') {
-      const width = `${num(op.width)} w\n`;
-      if (width !== lineWidth) {
-        sink.ascii(width);
-        lineWidth = width;
+      if (op.width !== lineWidth) {
+        sink.ascii(`${num(op.width)} w\n`);
+        lineWidth = op.width;
       }
-      const colour = `${rgb(op.color)} RG\n`;
-      if (colour !== stroke) {
-        sink.ascii(colour);
-        stroke = colour;
+      if (!stroke || !sameColour(stroke, op.color)) {
+        sink.ascii(`${rgb(op.color)} RG\n`);
+        stroke = op.color;
       }
       sink.ascii(`${num(op.x1)} ${num(height - op.y1)} m ${num(op.x2)} ${num(height - op.y2)} l S\n`);
     } else {
@@ -150,6 +148,10 @@ function contentStream(
     }
   }
   if (inText) sink.ascii('ET\n');
+}
+
+function sameColour(a: Rgb, b: Rgb): boolean {
+  return a === b || (a[0] === b[0] && a[1] === b[1] && a[2] === b[2]);
 }
 
 function rgb([red, green, blue]: Rgb): string {
