@@ -125,3 +125,14 @@ describe('writePdf: text', () => {
     await document.destroy();
   });
 });
+
+describe('writePdf: what the layout must not hand it', () => {
+  it('refuses a coordinate that is not a number, and a drawing of no pages', () => {
+    const drawing = textDrawing([['x', 'regular']]);
+    const op = drawing.pages[0]?.[0] as DrawOp & { kind: 'text' };
+    expect(() => writePdf({ ...drawing, pages: [[{ ...op, y: Number.NaN }]] })).toThrow(
+      'a coordinate or size of NaN in a drawing',
+    );
+    expect(() => writePdf({ ...drawing, pages: [] })).toThrow('a drawing of no pages');
+  });
+});

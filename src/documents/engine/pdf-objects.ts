@@ -69,6 +69,8 @@ export class PdfObjects {
 export function num(value: number): string {
   const thousandths = Math.round(value * 1000);
   if (thousandths === 0) return '0';
+  // A layout's bug, never to be written into a file (NaN would make the page unreadable).
+  if (!Number.isFinite(thousandths)) throw new Error(`a coordinate or size of ${value} in a drawing`);
   const size = thousandths < 0 ? -thousandths : thousandths;
   const whole = Math.floor(size / 1000);
   const fraction = size - whole * 1000;
