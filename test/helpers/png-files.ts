@@ -2,8 +2,8 @@ import { crc32, deflateSync } from 'node:zlib';
 
 /**
  * PNG files of every colour type, written by hand for the PDF writer's tests (a canvas writes RGBA only):
- * each pixel's samples from `pixel`, rows filtered in turn with None, Sub and Up so that the reader's
- * unfiltering is exercised too.
+ * each pixel's samples from `pixel`, rows filtered in turn with each of the five filters (None, Sub,
+ * Up, Average, Paeth) so that the reader's unfiltering is exercised too.
  */
 export interface PngSpec {
   width: number;
@@ -18,12 +18,11 @@ export interface PngSpec {
   interlaced?: boolean;
 }
 
-export function pngFile(spec: PngSpec): Buffer {
+/** The image's rows as samples, unfiltered, without filter bytes (what a reader gets back). */
+export function pngRows(spec: PngSpec): Buffer {
   const { width, height, colorType, pixel } = spec;
   const depth = spec.bitDepth ?? 8;
-  const channels = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 }[colorType];
-  const stride = Math.ceil((width * channels * depth) / 8);
-  const step = Math.max(1, (channels * depth) >> 3);
+  const stride = Math.ceil((width * channels[colorType] * depth) / 8);
   const raw = Buffer.alloc(height * stride);
   for (let y = 0; y < height; y++) {
     let bit = 0;
@@ -35,15 +34,28 @@ export function pngFile(spec: PngSpec): Buffer {
         bit += depth;
       }
   }
+  return raw;
+}
+
+const channels = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
+
+export function pngFile(spec: PngSpec): Buffer {
+  const { width, height, colorType } = spec;
+  const depth = spec.bitDepth ?? 8;
+  const stride = Math.ceil((width * channels[colorType] * depth) / 8);
+  const step = Math.max(1, (channels[colorType] * depth) >> 3);
+  const raw = pngRows(spec);
   const filtered = Buffer.alloc(height * (stride + 1));
   for (let y = 0; y < height; y++) {
-    const filter = y % 3;
+    const filter = y % 5;
     filtered[y * (stride + 1)] = filter;
     for (let i = 0; i < stride; i++) {
       const value = raw[y * stride + i] as number;
       const left = i >= step ? (raw[y * stride + i - step] as number) : 0;
       const up = y > 0 ? (raw[(y - 1) * stride + i] as number) : 0;
-      filtered[y * (stride + 1) + 1 + i] = (value - (filter === 1 ? left : filter === 2 ? up : 0)) & 0xff;
+      const corner = i >= step && y > 0 ? (raw[(y - 1) * stride + i - step] as number) : 0;
+      const predicted = [0, left, up, (left + up) >> 1, paeth(left, up, corner)][filter] as number;
+      filtered[y * (stride + 1) + 1 + i] = (value - predicted) & 0xff;
     }
   }
   const header = Buffer.alloc(13);
@@ -76,4 +88,16 @@ function chunk(type: string, data: Buffer): Buffer {
   data.copy(out, 8);
   out.writeUInt32BE(crc32(out.subarray(4, 8 + data.length)), 8 + data.length);
   return out;
+}
+
+/** The PNG specification's Paeth predictor, as written there. */
+function paeth(left: number, up: number, corner: number): number {
+  const estimate = left + up - corner;
+  const [toLeft, toUp, toCorner] = [estimate - left, estimate - up, estimate - corner].map(Math.abs) as [
+    number,
+    number,
+    number,
+  ];
+  if (toLeft <= toUp && toLeft <= toCorner) return left;
+  return toUp <= toCorner ? up : corner;
 }

@@ -148,6 +148,27 @@ describe('writePdf: images', () => {
         expect(Math.abs((got[channel] as number) - (want[channel] as number))).toBeLessThan(8);
   });
 
+  it('reads a JPEG’s colour space from its frame header: grey, RGB, and CMYK inverted as Adobe writes it', () => {
+    const dictionary = (components: number) =>
+      writePdf(imageDrawing({ type: 'jpg', bytes: jpegHeader(0xc0, 8, components) }))
+        .toString('latin1')
+        .match(/\/Subtype \/Image [^>]*/)?.[0];
+    expect(dictionary(1)).toBe(
+      '/Subtype /Image /Width 40 /Height 30 /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /DCTDecode /Length 23',
+    );
+    expect(dictionary(3)).toContain('/ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter');
+    expect(dictionary(4)).toContain(
+      '/ColorSpace /DeviceCMYK /BitsPerComponent 8 /Decode [1 0 1 0 1 0 1 0] /Filter',
+    );
+    for (const [what, bytes] of [
+      ['12 bits a sample', jpegHeader(0xc1, 12, 3)],
+      ['lossless', jpegHeader(0xc3, 8, 3)],
+      ['arithmetic coding', jpegHeader(0xc9, 8, 3)],
+      ['two components', jpegHeader(0xc0, 8, 2)],
+    ] as const)
+      expect(() => writePdf(imageDrawing({ type: 'jpg', bytes })), what).toThrow(Undrawable);
+  });
+
   it('writes an image drawn on several pages once', async () => {
     const pdf = writePdf(
       imageDrawing(png(pngFile({ width: 4, height: 4, colorType: 2, pixel: () => [1, 2, 3] })), 3),
@@ -202,4 +223,34 @@ function damaged(file: Buffer, at: number): Buffer {
   const copy = Buffer.from(file);
   copy[at] = (copy[at] as number) ^ 0xff;
   return copy;
+}
+
+/** The start of a JPEG (an APP0 segment, then a frame header of `marker`), 40 × 30 pixels, and its end. */
+function jpegHeader(marker: number, precision: number, components: number): Buffer {
+  const frame = [
+    precision,
+    0,
+    30,
+    0,
+    40,
+    components,
+    ...Array.from({ length: components }, (_, c) => [c + 1, 0x11, 0]).flat(),
+  ];
+  return Buffer.from([
+    0xff,
+    0xd8,
+    0xff,
+    0xe0,
+    0,
+    4,
+    0,
+    0,
+    0xff,
+    marker,
+    0,
+    frame.length + 2,
+    ...frame,
+    0xff,
+    0xd9,
+  ]);
 }

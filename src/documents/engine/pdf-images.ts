@@ -127,15 +127,26 @@ function writePng(objects: PdfObjects, bytes: Uint8Array, level: number): number
   const count = width * height;
   const colour = Buffer.alloc(count * colors);
   const alpha = Buffer.alloc(count);
-  let opaque = true;
-  for (let pixel = 0, from = 0, to = 0; pixel < count; pixel++) {
-    for (let channel = 0; channel < colors; channel++) colour[to++] = samples[from++] as number;
-    const value = samples[from++] as number;
-    alpha[pixel] = value;
-    if (value !== 255) opaque = false;
-  }
+  // Every alpha byte ANDed: 255 when the image is opaque after all (a canvas writes RGBA regardless).
+  let opaque = 255;
+  if (colors === 3)
+    for (let pixel = 0, from = 0, to = 0; pixel < count; pixel++, from += 4, to += 3) {
+      colour[to] = samples[from] as number;
+      colour[to + 1] = samples[from + 1] as number;
+      colour[to + 2] = samples[from + 2] as number;
+      const value = samples[from + 3] as number;
+      alpha[pixel] = value;
+      opaque &= value;
+    }
+  else
+    for (let pixel = 0, from = 0; pixel < count; pixel++, from += 2) {
+      colour[pixel] = samples[from] as number;
+      const value = samples[from + 1] as number;
+      alpha[pixel] = value;
+      opaque &= value;
+    }
   const space = colors === 1 ? '/DeviceGray' : '/DeviceRGB';
-  const smask = opaque ? '' : ` /SMask ${writeSoftMask(objects, png, alpha, level)} 0 R`;
+  const smask = opaque === 255 ? '' : ` /SMask ${writeSoftMask(objects, png, alpha, level)} 0 R`;
   objects.stream(
     number,
     `${image} /ColorSpace ${space} /BitsPerComponent 8${smask} /Filter /FlateDecode`,
