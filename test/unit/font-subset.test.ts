@@ -66,6 +66,20 @@ describe('subsetFont', () => {
     expect(file.readUInt16BE((tablesOf(file).get('hhea') as Table).offset + 34)).toBe(count);
   });
 
+  it('writes a long loca when the glyphs outgrow the short one, every outline in its place', () => {
+    const all = Array.from({ length: regular.glyphCount }, (_, glyph) => glyph);
+    const file = subsetFont(regular, all);
+    expect(file.readInt16BE((tablesOf(file).get('head') as Table).offset + 50)).toBe(1);
+    // The face's own glyphs with an outline (a non-empty loca entry; its loca is long).
+    const loca = (regular.tables.get('loca') as { offset: number }).offset;
+    const outlined = all.filter(
+      (glyph) =>
+        regular.bytes.readUInt32BE(loca + 4 * glyph + 4) > regular.bytes.readUInt32BE(loca + 4 * glyph),
+    );
+    expect(glyphsIn(file)).toEqual(outlined);
+    expect(sum(file, 0, file.length)).toBe(0xb1b0afba);
+  });
+
   it('keeps each glyph’s advance in hmtx', () => {
     const file = subsetFont(regular, [glyphOf('W'), glyphOf('i')]);
     const hmtx = (tablesOf(file).get('hmtx') as Table).offset;

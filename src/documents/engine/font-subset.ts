@@ -99,20 +99,20 @@ export function subsetFont(face: FontFace, glyphs: Iterable<number>): Buffer {
   const { bytes, loca } = parsed;
   const kept = new Uint8Array(face.glyphCount);
   kept[0] = 1;
-  let last = 0;
+  const list = [0];
   const keep = (glyph: number) => {
     if (glyph >= face.glyphCount || kept[glyph]) return;
     kept[glyph] = 1;
-    if (glyph > last) last = glyph;
+    list.push(glyph);
     for (const component of componentsOf(parsed, glyph)) keep(component);
   };
   for (const glyph of glyphs) keep(glyph);
+  list.sort((a, b) => a - b);
 
   // Glyph ids beyond the last one drawn are left out altogether: the font simply has fewer glyphs.
-  const count = last + 1;
+  const count = (list[list.length - 1] as number) + 1;
   let glyfLength = 0;
-  for (let glyph = 0; glyph < count; glyph++)
-    if (kept[glyph]) glyfLength += pad4((loca[glyph + 1] as number) - (loca[glyph] as number));
+  for (const glyph of list) glyfLength += pad4((loca[glyph + 1] as number) - (loca[glyph] as number));
   const short = glyfLength <= 0x1fffe;
   const sizes: [string, number][] = [
     ...parsed.programs.map(([tag, data]): [string, number] => [tag, data.length]),
@@ -125,24 +125,27 @@ export function subsetFont(face: FontFace, glyphs: Iterable<number>): Buffer {
   ];
   sizes.sort(([a], [b]) => (a < b ? -1 : 1));
   let total = 12 + 16 * sizes.length;
-  const offsets = new Map<string, number>();
+  const places = new Map<string, number>();
   for (const [tag, size] of sizes) {
-    offsets.set(tag, total);
+    places.set(tag, total);
     total += pad4(size);
   }
   const out = Buffer.alloc(total);
-  const at = (tag: string) => offsets.get(tag) as number;
+  const at = (tag: string) => places.get(tag) as number;
 
   // glyf and loca together.
   const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
   const glyfAt = at('glyf');
   const locaAt = at('loca');
+  // loca in the machine's order first (filled a run of empty slots at a time), then swapped.
+  const offsets = short ? new Uint16Array(count + 1) : new Uint32Array(count + 1);
+  const unit = short ? 2 : 1;
+  let filled = 0;
   let position = 0;
   let glyfSum = 0;
-  for (let glyph = 0; glyph <= count; glyph++) {
-    if (short) view.setUint16(locaAt + 2 * glyph, position / 2);
-    else view.setUint32(locaAt + 4 * glyph, position);
-    if (glyph === count || !kept[glyph]) continue;
+  for (const glyph of list) {
+    offsets.fill(position / unit, filled, glyph + 1);
+    filled = glyph + 1;
     const start = parsed.glyf + (loca[glyph] as number);
     const end = parsed.glyf + (loca[glyph + 1] as number);
     bytes.copy(out, glyfAt + position, start, end);
@@ -154,12 +157,18 @@ export function subsetFont(face: FontFace, glyphs: Iterable<number>): Buffer {
     glyfSum = (glyfSum + sum) >>> 0;
     position += pad4(end - start);
   }
+  offsets.fill(position / unit, filled, count + 1);
+  const locaBytes = Buffer.from(offsets.buffer, 0, offsets.byteLength);
+  if (littleEndian) {
+    if (short) locaBytes.swap16();
+    else locaBytes.swap32();
+  }
+  locaBytes.copy(out, locaAt);
 
   // hmtx: a full metric for every glyph, zero for the empty slots.
   const hmtxAt = at('hmtx');
   const { hmtx, longMetrics } = parsed;
-  for (let glyph = 0; glyph < count; glyph++) {
-    if (!kept[glyph]) continue;
+  for (const glyph of list) {
     const long = glyph < longMetrics;
     view.setUint16(hmtxAt + 4 * glyph, bytes.readUInt16BE(hmtx + 4 * (long ? glyph : longMetrics - 1)));
     const bearing = long ? hmtx + 4 * glyph + 2 : hmtx + 4 * longMetrics + 2 * (glyph - longMetrics);
@@ -203,6 +212,8 @@ export function subsetFont(face: FontFace, glyphs: Iterable<number>): Buffer {
   view.setUint32(headAt + 8, (0xb1b0afba - fileSum) >>> 0);
   return out;
 }
+
+const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 function pad4(length: number): number {
   return (length + 3) & ~3;
