@@ -1,3 +1,4 @@
+import { crc32 } from 'node:zlib';
 import { createCanvas } from '@napi-rs/canvas';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -195,6 +196,9 @@ describe('writePdf: images', () => {
     ];
     for (const [what, bytes, type] of refused)
       expect(() => writePdf(imageDrawing({ type, bytes })), what).toThrow(Undrawable);
+    // Before its pixels are inflated: a small file may claim a huge image.
+    const huge = resized(pngFile({ ...base, colorType: 6, pixel: () => [1, 2, 3, 4] }), 6000, 5000);
+    expect(() => writePdf(imageDrawing(png(huge)))).toThrow(new Undrawable('PNG of 6000 × 5000 pixels'));
   });
 });
 
@@ -253,4 +257,13 @@ function jpegHeader(marker: number, precision: number, components: number): Buff
     0xff,
     0xd9,
   ]);
+}
+
+/** `file` with its header claiming another size (the checksum made right, so only the size is wrong). */
+function resized(file: Buffer, width: number, height: number): Buffer {
+  const copy = Buffer.from(file);
+  copy.writeUInt32BE(width, 16);
+  copy.writeUInt32BE(height, 20);
+  copy.writeUInt32BE(crc32(copy.subarray(12, 29)), 29);
+  return copy;
 }

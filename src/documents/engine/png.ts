@@ -1,4 +1,5 @@
 import { crc32, inflateSync } from 'node:zlib';
+import { maxImagePixels } from '../../domain/file-inspection.js';
 import { Undrawable } from './drawing.js';
 
 /**
@@ -60,8 +61,9 @@ export function readPng(bytes: Uint8Array): Png {
   if (palette) png.palette = palette;
   if (transparency) png.transparency = transparency;
   const { width, height, bitDepth, colorType } = png;
-  if (width === 0 || height === 0 || width > 0x7fff_ffff || height > 0x7fff_ffff)
-    throw new Undrawable('PNG of no pixels');
+  if (width === 0 || height === 0) throw new Undrawable('PNG of no pixels');
+  // Uploads are held to this already (docs/api.md "Uploading"); a PNG with alpha is decoded whole here.
+  if (width * height > maxImagePixels) throw new Undrawable(`PNG of ${width} × ${height} pixels`);
   if (header[12] !== 0) throw new Undrawable('interlaced PNG');
   if (header[10] !== 0 || header[11] !== 0) throw new Undrawable('PNG of an unknown compression or filter');
   const depths = colorType === 0 || colorType === 3 ? [1, 2, 4, 8] : [8];
