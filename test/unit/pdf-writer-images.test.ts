@@ -77,6 +77,31 @@ describe('writePdf: images', () => {
     ]);
   });
 
+  it('draws a grey or RGB PNG with a transparent colour (tRNS) through a colour-key mask, undecoded', async () => {
+    const rgb = pngFile({
+      width: 40,
+      height: 30,
+      colorType: 2,
+      transparency: [10, 120, 250],
+      pixel: halves([200, 40, 60], [10, 120, 250]),
+    });
+    expect(await leftAndRight(png(rgb))).toEqual([
+      [200, 40, 60, 255],
+      [255, 255, 255, 255],
+    ]);
+    const grey = pngFile({
+      width: 40,
+      height: 30,
+      colorType: 0,
+      transparency: [128],
+      pixel: halves([128], [30]),
+    });
+    expect(await leftAndRight(png(grey))).toEqual([
+      [255, 255, 255, 255],
+      [30, 30, 30, 255],
+    ]);
+  });
+
   it('draws a palette PNG at 4 bits a pixel, and one whose palette has a transparent entry', async () => {
     const palette = [
       [250, 200, 0],
