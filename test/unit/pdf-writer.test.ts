@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Drawing, DrawOp, FontStyle } from '../../src/documents/engine/drawing.js';
 import { writePdf } from '../../src/documents/engine/pdf-writer.js';
@@ -53,6 +54,30 @@ describe('writePdf: text', () => {
     const { stdout, stderr } = poppler('pdftotext', writePdf(textDrawing(scripts)), '-raw', '-enc', 'UTF-8');
     expect(stderr).toBe('');
     expect(stdout).toBe(`${scripts.map(([text]) => text).join('\n')}\n\f`);
+  });
+
+  it('reads back any line of the scripts it draws exactly, spaces included (generated)', async () => {
+    const alphabet = [
+      ...'aąbcćdeęfghijklłmnńoóprsśtuvwxyzźżAĄBCĆDEĘFGHIJKLŁMNŃOÓPRSŚTUVWXYZŹŻ0123456789',
+      ...'αβγδεζηθικλμνξοπρστυφχψωΑΒΓΔΕΖΗΘΙΚΛΜΝΞΟΠΡΣΤΥΦΧΨΩάέήίόύώ',
+      ...'абвгдеёжзийклмнопрстуфхцчшщъыьэюяАБВГДЕЁЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЫЬЭЮЯ',
+      ...'()\\<>[]{}%/#&*@!?.,;:\'"-–—€£$«»„“”…•·',
+    ];
+    const word = fc
+      .array(fc.constantFrom(...alphabet), { minLength: 1, maxLength: 12 })
+      .map((c) => c.join(''));
+    const line = fc.array(word, { minLength: 1, maxLength: 8 }).map((words) => words.join(' '));
+    const lines = fc.array(fc.tuple(line, fc.constantFrom<FontStyle>('regular', 'bold')), {
+      minLength: 1,
+      maxLength: 20,
+    });
+    await fc.assert(
+      fc.asyncProperty(lines, async (drawn) => {
+        const pages = await pageLines(writePdf(textDrawing(drawn)));
+        expect(pages).toEqual([drawn.map(([text]) => text).join('\n')]);
+      }),
+      { numRuns: 40 },
+    );
   });
 
   it('gives each character back as itself where characters share a glyph (the missing glyph here)', async () => {
