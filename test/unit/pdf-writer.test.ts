@@ -161,4 +161,19 @@ describe('writePdf: what the layout must not hand it', () => {
     );
     expect(() => writePdf({ ...drawing, pages: [] })).toThrow('a drawing of no pages');
   });
+
+  it('embeds one font file for documents in plain English, and a subset of its own for other glyphs', () => {
+    // The font file's stream: its /Length1 (the file's length) and its deflated bytes.
+    const fontFile = (pdf: Buffer) => {
+      const text = pdf.toString('latin1');
+      const match = /\/Length1 (\d+) \/Filter \/FlateDecode[^>]*>>\s*stream\r?\n/.exec(text);
+      if (!match) throw new Error('no font file');
+      const start = match.index + match[0].length;
+      return text.slice(start, text.indexOf('endstream', start));
+    };
+    const english = (line: string) => fontFile(writePdf(textDrawing([[line, 'regular']])));
+    expect(english('Delivered on 18 September.')).toBe(english('Refund policy: 30 days (see /returns).'));
+    expect(english('Łukasz')).not.toBe(english('Lukasz'));
+    expect(english('Łukasz')).toBe(english('Łukasz Zieliński'.slice(0, 6)));
+  });
 });

@@ -85,8 +85,8 @@ export function writeFont(objects: PdfObjects, use: FontUse, level: number): num
       `/Ascent ${num(face.ascender * scale)} /Descent ${num(face.descender * scale)} ` +
       `/CapHeight ${num(face.capHeight * scale)} /StemV ${stems[face.style]} /FontFile2 ${fontFile} 0 R>>`,
   );
-  const file = subsetFont(face, glyphs);
-  objects.stream(fontFile, `/Length1 ${file.length} /Filter /FlateDecode`, deflateSync(file, { level }));
+  const file = fontProgram(face, glyphs, level);
+  objects.stream(fontFile, `/Length1 ${file.length} /Filter /FlateDecode`, file.deflated);
   const map = Buffer.alloc(2 * (glyphs.length + 1));
   glyphs.forEach((glyph, index) => {
     map.writeUInt16BE(glyph, 2 * (index + 1));
@@ -98,6 +98,45 @@ export function writeFont(objects: PdfObjects, use: FontUse, level: number): num
     deflateSync(Buffer.from(toUnicodeCMap(codePoints), 'latin1'), { level }),
   );
   return type0;
+}
+
+/**
+ * The subset's font file, deflated. Subsetting and deflating it is most of what a short document costs,
+ * and documents of one language use nearly the same glyphs: a subset always holds the printable ASCII
+ * glyphs besides the document's own, so every document in plain English embeds the same file, and the
+ * last few files made are kept, by the glyphs they hold (a few tens of KiB each). The same glyphs give
+ * the same bytes, kept or made afresh.
+ */
+function fontProgram(face: FontFace, glyphs: readonly number[], level: number) {
+  const kept = new Set(asciiGlyphs(face));
+  for (const glyph of glyphs) kept.add(glyph);
+  const list = [...kept].sort((a, b) => a - b);
+  const key = `${face.style} ${level} ${list.join(',')}`;
+  let file = programs.get(key);
+  if (file) programs.delete(key);
+  else {
+    const bytes = subsetFont(face, list);
+    file = { length: bytes.length, deflated: deflateSync(bytes, { level }) };
+    if (programs.size >= programsKept) programs.delete(programs.keys().next().value as string);
+  }
+  programs.set(key, file);
+  return file;
+}
+
+/** The font files made last, the most recently used last (a Map keeps insertion order). */
+const programs = new Map<string, { length: number; deflated: Buffer }>();
+const programsKept = 16;
+
+const asciiGlyphsOf = new Map<FontFace['style'], number[]>();
+
+function asciiGlyphs(face: FontFace): number[] {
+  let glyphs = asciiGlyphsOf.get(face.style);
+  if (!glyphs) {
+    glyphs = [];
+    for (let code = 0x20; code < 0x7f; code++) glyphs.push(face.glyph(code));
+    asciiGlyphsOf.set(face.style, glyphs);
+  }
+  return glyphs;
 }
 
 /** The ToUnicode CMap: each CID to its code point, in UTF-16BE (a surrogate pair beyond the BMP). */
