@@ -45,7 +45,6 @@ await runBench(async () => {
     `documents bench${quick ? ' (--quick)' : ''}: ${describeMachine()}; ${documentCount} disputes of 10 products, ` +
       `10 messages and 10 past payments; pool of ${threads} render threads, then ${rounds} alternating rounds`,
   );
-  const inputs = Array.from({ length: documentCount }, (_, index) => submission(index));
   const startRss = process.memoryUsage().rss;
 
   // 1. The pool, as the service runs it; warmed by `warmUp` documents a thread (fonts read, code loaded
@@ -67,7 +66,9 @@ await runBench(async () => {
   let next = 0;
   const inHand = Array.from({ length: 50 }, async () => {
     for (let index = next++; index < documentCount; index = next++) {
-      const input = inputs[index] as EvidenceDocumentInput;
+      // Made as it is rendered, as a service reads a submission: the memory measured is the renderer's, not
+      // the bench's own inputs.
+      const input = submission(index);
       const pdf = await pool.render(buildEvidenceDocument(input), 'bench');
       if (pdf.subarray(0, 5).toString('latin1') !== '%PDF-')
         throw new Error(`${input.dispute.id}: not a PDF`);
@@ -83,6 +84,7 @@ await runBench(async () => {
   // 2. The renderer against the bare engine, on this thread: the engine draws documents of its own, from
   // models built beforehand. Then Typst, which draws what the engine does not, on some of the same
   // documents for reference: its cache is the process's, swept as the renderer sweeps it.
+  const inputs = Array.from({ length: documentCount }, (_, index) => submission(index));
   const models = inputs.map((_, index) => buildEvidenceDocument(submission(documentCount + index)));
   const split = { layout: 0, pdf: 0 };
   const bareRender = (index: number) => {

@@ -14,10 +14,15 @@ import { num, type PdfObjects } from './pdf-objects.js';
 export class FontUse {
   /** The code point of each CID, CID 1 first. */
   readonly codePoints: number[] = [];
-  private readonly basic = new Uint16Array(0x10000);
+  private readonly basic: Uint16Array;
   private readonly astral = new Map<number, number>();
 
-  constructor(readonly face: FontFace) {}
+  constructor(readonly face: FontFace) {
+    // The basic plane's CIDs in a table a face, cleared for each document rather than allocated: 128 KB
+    // a face a document of memory outside V8's heap grew a render thread by tens of megabytes between
+    // collections. Writing is synchronous, so one document at a time uses a face's table.
+    this.basic = cidTables[face.style].fill(0);
+  }
 
   /** Writes `text` as the hex digits of its CIDs, two bytes each (Identity-H), for a `Tj`. */
   encode(text: string, sink: ByteSink): void {
@@ -42,6 +47,11 @@ export class FontUse {
     return cid;
   }
 }
+
+const cidTables: Record<FontFace['style'], Uint16Array> = {
+  regular: new Uint16Array(0x10000),
+  bold: new Uint16Array(0x10000),
+};
 
 const postScriptNames: Record<FontFace['style'], string> = {
   regular: 'NotoSans-Regular',
