@@ -1,4 +1,4 @@
-import { crc32 } from 'node:zlib';
+import { crc32, deflateSync } from 'node:zlib';
 import { createCanvas } from '@napi-rs/canvas';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -180,7 +180,7 @@ describe('writePdf: images', () => {
         .toString('latin1')
         .match(/\/Subtype \/Image [^>]*/)?.[0];
     expect(dictionary(1)).toBe(
-      '/Subtype /Image /Width 40 /Height 30 /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /DCTDecode /Length 23',
+      '/Subtype /Image /Width 40 /Height 30 /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /DCTDecode /Length 34',
     );
     expect(dictionary(3)).toContain('/ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter');
     expect(dictionary(4)).toContain(
@@ -191,6 +191,7 @@ describe('writePdf: images', () => {
       ['lossless', jpegHeader(0xc3, 8, 3)],
       ['arithmetic coding', jpegHeader(0xc9, 8, 3)],
       ['two components', jpegHeader(0xc0, 8, 2)],
+      ['no scan after the frame', jpegHeader(0xc0, 8, 3).subarray(0, -13)],
     ] as const)
       expect(() => writePdf(imageDrawing({ type: 'jpg', bytes })), what).toThrow(Undrawable);
   });
@@ -221,9 +222,31 @@ describe('writePdf: images', () => {
     ];
     for (const [what, bytes, type] of refused)
       expect(() => writePdf(imageDrawing({ type, bytes })), what).toThrow(Undrawable);
+    // Pixel data that is not what the header says, whether the writer decodes it or copies it.
+    const rgb = pngFile({ ...base, colorType: 2 });
+    const rgba = pngFile({ ...base, colorType: 6, pixel: () => [1, 2, 3, 4] });
+    for (const [what, file, data] of [
+      ['copied rows that do not inflate', rgb, Buffer.from('not zlib data at all')],
+      ['copied rows that are short', rgb, deflateSync(Buffer.alloc(10))],
+      ['decoded rows that do not inflate', rgba, Buffer.from('not zlib data at all')],
+    ] as const)
+      expect(() => writePdf(imageDrawing(png(withIdat(file, data)))), what).toThrow(Undrawable);
     // Before its pixels are inflated: a small file may claim a huge image.
     const huge = resized(pngFile({ ...base, colorType: 6, pixel: () => [1, 2, 3, 4] }), 6000, 5000);
     expect(() => writePdf(imageDrawing(png(huge)))).toThrow(new Undrawable('PNG of 6000 × 5000 pixels'));
+  });
+
+  it('inflates a PNG no further than its image: a small file of rows that inflate to 200 MB is refused', () => {
+    const bomb = deflateSync(Buffer.alloc(200 * 2 ** 20), { level: 9 });
+    expect(bomb.length).toBeLessThan(300_000);
+    for (const colorType of [2, 6] as const) {
+      const file = withIdat(pngFile({ width: 8, height: 8, colorType, pixel: () => [1, 2, 3, 4] }), bomb);
+      const before = process.memoryUsage().rss;
+      expect(() => writePdf(imageDrawing(png(file)))).toThrow(
+        new Undrawable('PNG pixel data does not inflate to its image'),
+      );
+      expect(process.memoryUsage().rss - before).toBeLessThan(100 * 2 ** 20);
+    }
   });
 });
 
@@ -279,9 +302,44 @@ function jpegHeader(marker: number, precision: number, components: number): Buff
     0,
     frame.length + 2,
     ...frame,
+    // A scan header (one component) and a byte of scan data: the writer wants a scan after the frame.
+    0xff,
+    0xda,
+    0,
+    8,
+    1,
+    1,
+    0,
+    0,
+    0x3f,
+    0,
+    0x00,
     0xff,
     0xd9,
   ]);
+}
+
+/** `file` with its pixel data (its IDAT chunks) replaced by `data`, in one chunk of a right checksum. */
+function withIdat(file: Buffer, data: Buffer): Buffer {
+  const chunks: Buffer[] = [file.subarray(0, 8)];
+  let idat = false;
+  for (let at = 8; at < file.length; ) {
+    const length = file.readUInt32BE(at);
+    const type = file.toString('latin1', at + 4, at + 8);
+    const end = at + 12 + length;
+    if (type !== 'IDAT') chunks.push(file.subarray(at, end));
+    else if (!idat) {
+      idat = true;
+      const chunk = Buffer.alloc(12 + data.length);
+      chunk.writeUInt32BE(data.length, 0);
+      chunk.write('IDAT', 4, 'latin1');
+      data.copy(chunk, 8);
+      chunk.writeUInt32BE(crc32(chunk.subarray(4, 8 + data.length)), 8 + data.length);
+      chunks.push(chunk);
+    }
+    at = end;
+  }
+  return Buffer.concat(chunks);
 }
 
 /** `file` with its header claiming another size (the checksum made right, so only the size is wrong). */

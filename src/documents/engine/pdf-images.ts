@@ -1,7 +1,7 @@
 import { deflateSync } from 'node:zlib';
 import { type ImageSource, Undrawable } from './drawing.js';
 import type { PdfObjects } from './pdf-objects.js';
-import { type Png, pixels, readPng, rowBytes } from './png.js';
+import { filteredRows, type Png, pixels, readPng, rowBytes } from './png.js';
 
 /**
  * An uploaded image as a PDF image XObject, decoding no more than PDF needs: a JPEG as it is
@@ -36,6 +36,7 @@ export function readJpeg(bytes: Uint8Array): { width: number; height: number; co
   const file = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (file.length < 4 || file[0] !== 0xff || file[1] !== 0xd8) throw new Undrawable('not a JPEG file');
   let at = 2;
+  let frame: { width: number; height: number; components: number } | undefined;
   while (at + 4 <= file.length) {
     if (file[at] !== 0xff) throw new Undrawable('JPEG marker expected');
     const marker = file[at + 1] as number;
@@ -57,20 +58,25 @@ export function readJpeg(bytes: Uint8Array): { width: number; height: number; co
       const components = file[at + 9] as number;
       if (precision !== 8 || width === 0 || height === 0)
         throw new Undrawable(`JPEG of ${precision} bits, ${width} × ${height}`);
-      return { width, height, components };
+      frame = { width, height, components };
     }
     // Lossless, hierarchical and arithmetic-coded frames: not every PDF reader decodes them.
     if (marker >= 0xc3 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc)
       throw new Undrawable(`JPEG frame type ${marker.toString(16)}`);
+    // The scan follows its frame header: a file without one draws nothing in a PDF reader.
+    if (marker === 0xda && frame) return frame;
     if (marker === 0xda || marker === 0xd9) break;
     at += 2 + length;
   }
-  throw new Undrawable('JPEG without a frame header');
+  throw new Undrawable(frame ? 'JPEG without scan data' : 'JPEG without a frame header');
 }
 
 function writePng(objects: PdfObjects, bytes: Uint8Array, level: number): number {
   const png = readPng(bytes);
   const { width, height, bitDepth, colorType, palette, transparency } = png;
+  // Even where the compressed rows are copied as they are, they are inflated once, with a cap: what
+  // reaches the processor's reader is an image that decodes (png.ts, filteredRows).
+  if (colorType === 0 || colorType === 2 || colorType === 3) filteredRows(png);
   const image = `/Type /XObject /Subtype /Image /Width ${width} /Height ${height}`;
   const flate = (colors: number) =>
     `/Filter /FlateDecode /DecodeParms <</Predictor 15 /Colors ${colors} /BitsPerComponent ${bitDepth} ` +
@@ -101,6 +107,7 @@ function writePng(objects: PdfObjects, bytes: Uint8Array, level: number): number
 
   if (colorType === 3) {
     const entries = (palette as Buffer).length / 3;
+    if (entries > 2 ** bitDepth) throw new Undrawable(`PNG palette of ${entries} colours at ${bitDepth} bits`);
     const space = `[/Indexed /DeviceRGB ${entries - 1} <${(palette as Buffer).toString('hex')}>]`;
     const alpha = transparency ? paletteAlpha(png, transparency) : undefined;
     if (!alpha) {

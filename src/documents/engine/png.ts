@@ -74,6 +74,23 @@ export function readPng(bytes: Uint8Array): Png {
   return png;
 }
 
+/**
+ * The filtered rows, inflated: exactly what the header says the image holds, or Undrawable. Inflating
+ * stops there, so a small file whose data inflates to gigabytes (a zip bomb) costs no more than its
+ * image's own size; and data that does not inflate is never passed to a PDF reader as it is.
+ */
+export function filteredRows(png: Png): Buffer {
+  const length = png.height * (rowBytes(png) + 1);
+  let filtered: Buffer;
+  try {
+    filtered = inflateSync(png.data, { maxOutputLength: length });
+  } catch {
+    throw new Undrawable('PNG pixel data does not inflate to its image');
+  }
+  if (filtered.length < length) throw new Undrawable('PNG pixel data is short');
+  return filtered;
+}
+
 /** Bytes a row takes, without its filter byte. */
 export function rowBytes(png: Png): number {
   return Math.ceil((png.width * (channels[png.colorType] as number) * png.bitDepth) / 8);
@@ -81,14 +98,8 @@ export function rowBytes(png: Png): number {
 
 /** The rows of samples, unfiltered, without filter bytes: height × rowBytes bytes. */
 export function pixels(png: Png): Buffer {
-  let filtered: Buffer;
-  try {
-    filtered = inflateSync(png.data);
-  } catch {
-    throw new Undrawable('PNG pixel data does not inflate');
-  }
+  const filtered = filteredRows(png);
   const stride = rowBytes(png);
-  if (filtered.length < png.height * (stride + 1)) throw new Undrawable('PNG pixel data is short');
   const step = Math.max(1, ((channels[png.colorType] as number) * png.bitDepth) >> 3);
   const out = Buffer.alloc(png.height * stride);
   // The row above the first is zeros; each row's first `step` bytes have no left neighbour. The loops
