@@ -10,6 +10,7 @@ import {
 } from './evidence-document.js';
 import { placeholderValues } from './evidence-format.js';
 import type { EvidenceTable } from './evidence-tables.js';
+import { glyphWidth } from './glyph-widths.js';
 import { bodyLines, scanPlaceholders } from './template-body.js';
 
 /**
@@ -58,24 +59,6 @@ const detailWidth = contentWidth - cellPadding - detailIndent;
  */
 const layoutLoss = 1.1;
 
-/**
- * A character's width in ems, rounded up by class: text of wide letters (a line of `W`) takes half as
- * many lines again as prose, and a count of characters alone would miss that. Past Latin, Greek and
- * Cyrillic every character counts as a full em, and the few far wider (the three-em dash, Arabic's
- * ligatures of whole phrases) as what they take.
- */
-function charWidth(code: number): number {
-  if (code === 32) return 0.26;
-  if (code === 77 || code === 87 || code === 109 || code === 119) return 0.9; // M W m w
-  if (code >= 65 && code <= 90) return 0.68; // A-Z
-  if (code >= 48 && code <= 57) return 0.58; // 0-9
-  if (code === 0x2e3a) return 2; // two-em dash
-  if (code === 0x2e3b) return 3; // three-em dash
-  if (code >= 0xfdf0 && code <= 0xfdff) return 5; // Arabic ligatures of words and phrases
-  if (code >= 0x0530) return 1; // other scripts, symbols, CJK, emoji (a surrogate pair counts twice)
-  return 0.56;
-}
-
 /** Every way Typst breaks a line: LF, CR (alone or before LF), NEL, the line and paragraph separators. */
 const lineBreak = /\r\n|[\n\r\u0085\u2028\u2029]/;
 
@@ -91,7 +74,7 @@ function measureText(text: string, start = 0, end = text.length): TextSize {
   for (let at = start; at < end; at += 1) {
     const code = text.charCodeAt(at);
     if (isLineBreak(code, text.charCodeAt(at + 1))) breaks += 1;
-    else if (code !== 13) ems += charWidth(code);
+    else if (code !== 13) ems += glyphWidth(code);
   }
   return { ems, breaks };
 }
