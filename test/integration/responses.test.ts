@@ -135,6 +135,24 @@ describe('GET /v1/disputes/:id/response', () => {
     expect(submission?.documentSha256).toBe(createHash('sha256').update(pdf.body).digest('hex'));
   });
 
+  it('stores the PDF as sent, out of line and never compressed: PDFs and images are compressed already', async () => {
+    const dispute = await submitted();
+    const stored = await readStored(api, tenant, dispute.id);
+    const [document] = await api.db.sql<{ bytes: number; stored: number }[]>`
+      select octet_length(pdf) as bytes, pg_column_size(pdf) as stored from documents
+      where dispute_uid = ${stored.uid}`;
+    expect(document?.stored).toBe(document?.bytes);
+    // EXTERNAL: Postgres does not spend a pglz attempt on each value before storing it as it is.
+    const storage = await api.db.sql<{ column: string; storage: string }[]>`
+      select attrelid::regclass || '.' || attname as column, attstorage as storage from pg_attribute
+      where (attrelid, attname) in (('documents'::regclass, 'pdf'), ('file_contents'::regclass, 'content'))
+      order by 1`;
+    expect(storage).toEqual([
+      { column: 'documents.pdf', storage: 'e' },
+      { column: 'file_contents.content', storage: 'e' },
+    ]);
+  });
+
   it('builds response_url from the configured listener, whatever Host header the request carries', async () => {
     const dispute = await submitted();
     const response = await getResponse(dispute.id, { host: 'attacker.example' });
