@@ -3,7 +3,7 @@ import { fillPlaceholders, is, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { PostgresJsSession } from 'drizzle-orm/postgres-js';
 import type postgres from 'postgres';
-import type { Tx } from './client.js';
+import type { Db, Tx } from './client.js';
 
 /**
  * Statements of constant text for a transaction's hot path (mirroring writes pages of a hundred disputes
@@ -21,7 +21,8 @@ const dialect = new PgDialect({ casing: 'snake_case' });
 export interface Statement<Values extends Record<string, unknown>> {
   /** The SQL text, for tests and logs. */
   readonly text: string;
-  run(tx: Tx, values: Values): Promise<Row[]>;
+  /** On a transaction's connection, or on `db` as a statement of its own (atomic by itself). */
+  run(tx: Tx | Db, values: Values): Promise<Row[]>;
 }
 
 type Row = postgres.Row;
@@ -33,9 +34,9 @@ export function statement<Values extends Record<string, unknown>>(query: SQL): S
 
 /**
  * Sends on the client the drizzle transaction runs on: postgres-js's reserved connection, or the embedded
- * database (one connection, so nothing to reserve or pipeline).
+ * database (one connection, so nothing to reserve or pipeline); outside a transaction, on the pool.
  */
-async function send(tx: Tx, text: string, params: unknown[]): Promise<Row[]> {
+async function send(tx: Tx | Db, text: string, params: unknown[]): Promise<Row[]> {
   const { session } = tx._;
   const client = (session as unknown as { client: unknown }).client;
   if (is(session, PostgresJsSession)) {

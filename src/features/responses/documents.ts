@@ -4,6 +4,7 @@ import { Batcher } from '../../db/batcher.js';
 import type { Db, Tx } from '../../db/client.js';
 import { anyOf } from '../../db/schema/columns.js';
 import { disputes, documents, events, submissions } from '../../db/schema/index.js';
+import { statement } from '../../db/statements.js';
 import { renderPool } from '../../documents/render-pool.js';
 import { type DocumentLimits, documentSizeProblem, measureDocument } from '../../domain/document-size.js';
 import {
@@ -255,40 +256,24 @@ export function documentFilename(disputeId: string): string {
 }
 
 /**
- * Stores the documents and points their submissions at them, in one transaction. A submission that has
- * one already (another runner stored it first) keeps it, and its caller gets the stored one.
+ * Stores the documents and points their submissions at them, in one statement (atomic on its own: no
+ * transaction, one round trip). A submission that has one already (another runner stored it first) keeps
+ * it, and its caller gets the stored one.
  */
 async function storeMany(db: Db, items: Rendered[]): Promise<ResponsePackage[]> {
-  const inserted = await db.transaction(async (tx) => {
-    const rows = await tx
-      .insert(documents)
-      .values(
-        items.map(({ source, input, response }) => ({
-          id: response.document.id,
-          input: inputToJson(input),
-          orgId: source.submission.orgId,
-          livemode: source.submission.livemode,
-          disputeUid: source.submission.disputeUid,
-          submissionId: source.submission.id,
-          evidence: response.evidence,
-          pdf: response.document.pdf,
-          sha256: response.document.sha256,
-        })),
-      )
-      .onConflictDoNothing({ target: documents.submissionId })
-      .returning({ id: documents.id, submissionId: documents.submissionId, sha256: documents.sha256 });
-    if (rows.length > 0) {
-      await tx.execute(sql`
-        update ${submissions} as s set document_id = v.id, document_sha256 = v.sha256
-        from unnest(
-          ${sql.param(rows.map((row) => row.submissionId))}::text[],
-          ${sql.param(rows.map((row) => row.id))}::text[],
-          ${sql.param(rows.map((row) => row.sha256))}::text[]
-        ) as v(submission_id, id, sha256)
-        where s.id = v.submission_id`);
-    }
-    return new Set(rows.map((row) => row.id));
-  });
+  const rows = items.map(({ source, input, response }) => ({
+    id: response.document.id,
+    orgId: source.submission.orgId,
+    livemode: source.submission.livemode,
+    disputeUid: source.submission.disputeUid,
+    submissionId: source.submission.id,
+    input,
+    evidence: response.evidence,
+    pdf: response.document.pdf.toString('base64'),
+    sha256: response.document.sha256,
+  }));
+  const linked = await storeDocuments.run(db, { rows: JSON.stringify(rows) });
+  const inserted = new Set(linked.map((row) => row.id as string));
   const lost = items.filter(({ response }) => !inserted.has(response.document.id));
   const kept = new Map<string, typeof documents.$inferSelect>();
   if (lost.length > 0) {
@@ -304,6 +289,25 @@ async function storeMany(db: Db, items: Rendered[]): Promise<ResponsePackage[]> 
     return stored ? toPackage(stored, source.dispute.id) : response;
   });
 }
+
+/**
+ * The rows travel as one JSON parameter (statement text the same for any batch), each PDF in base64: a
+ * third less to write to Postgres's socket than the hex a bytea parameter is sent as.
+ */
+const storeDocuments = statement<{ rows: string }>(sql`
+  with stored as (
+    insert into ${documents} (id, org_id, livemode, dispute_uid, submission_id, input, evidence, pdf, sha256)
+    select id, "orgId", livemode, "disputeUid", "submissionId", input, evidence, decode(pdf, 'base64'), sha256
+    from jsonb_to_recordset(${sql.placeholder('rows')}::jsonb) as document(id text, "orgId" text,
+      livemode boolean, "disputeUid" uuid, "submissionId" text, input jsonb, evidence jsonb, pdf text,
+      sha256 text)
+    on conflict (submission_id) do nothing
+    returning id, submission_id, sha256
+  )
+  update ${submissions} as s set document_id = stored.id, document_sha256 = stored.sha256
+  from stored
+  where s.id = stored.submission_id
+  returning stored.id`);
 
 async function loadPackage(db: Db, documentId: string, dispute: DisputeRow): Promise<ResponsePackage> {
   const [row] = await db.select().from(documents).where(eq(documents.id, documentId));
