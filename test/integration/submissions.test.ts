@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { disputes, events, submissions } from '../../src/db/schema/index.js';
+import { disputes, events, organisations, submissions } from '../../src/db/schema/index.js';
+import { SubmissionRunner } from '../../src/features/submissions/runner.js';
 import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import {
   ProcessorError,
@@ -109,6 +110,32 @@ describe('running a prepared submission', () => {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(await runSubmission(deps, submission, first)).toEqual({ status: 'in_flight' });
     expect(await running).toEqual({ status: 'succeeded' });
+  });
+
+  it("sends each organisation's word on Visa compliance fees, read for submissions running together", async () => {
+    const accepting = await newTenant(api);
+    await api.db.db
+      .update(organisations)
+      .set({ visaComplianceFee: 'accept' })
+      .where(eq(organisations.id, accepting.org));
+    const ours = await submittableDispute(api, tenant);
+    const theirs = await submittableDispute(api, accepting);
+    const ids = [
+      await interruptedSubmission(ours.dispute.id),
+      await helperInterrupted(api, accepting, theirs.dispute.id),
+      await interruptedSubmission((await submittableDispute(api, tenant)).dispute.id),
+    ];
+    const mock = new MockAdapter();
+    // One runner, as in a worker: the three runs share their reads of the organisations.
+    const runner = new SubmissionRunner(depsWith(mock));
+    expect(await Promise.all(ids.map((id) => runner.run(id, first)))).toEqual(
+      ids.map(() => ({ status: 'succeeded' })),
+    );
+    expect(ids.map((id) => mock.accepted.get(id)?.request.visaComplianceFee)).toEqual([
+      'refuse',
+      'accept',
+      'refuse',
+    ]);
   });
 });
 

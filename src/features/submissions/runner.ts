@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { Batcher } from '../../db/batcher.js';
 import type { Db } from '../../db/client.js';
+import { anyOf } from '../../db/schema/columns.js';
 import { disputes, organisations, submissions } from '../../db/schema/index.js';
 import { compellingEvidenceApplies, compellingEvidenceOf } from '../../domain/compelling-evidence.js';
 import type { DocumentLimits } from '../../domain/document-size.js';
@@ -76,6 +77,7 @@ export class SubmissionRunner {
   readonly #deps: SubmissionDeps;
   readonly #claims: Batcher<string, Claimed | undefined>;
   readonly #finishes: Batcher<Finish, boolean>;
+  readonly #fees: Batcher<string, VisaComplianceFee>;
   readonly #documents: DocumentStore;
   readonly #files: FileStorage;
 
@@ -83,6 +85,7 @@ export class SubmissionRunner {
     this.#deps = deps;
     this.#claims = new Batcher((ids) => claimMany(deps.db, ids, deps.leaseMs));
     this.#finishes = new Batcher((items) => finishMany(deps.db, items));
+    this.#fees = new Batcher((orgIds) => visaComplianceFees(deps.db, orgIds));
     this.#files = postgresFileStorage(deps.db);
     this.#documents = new DocumentStore(deps.db, this.#files, deps.documentLimits);
   }
@@ -139,7 +142,7 @@ export class SubmissionRunner {
           limits: adapter.evidenceLimits,
         });
         const decided = await decideCompellingEvidence(db, withPayments);
-        const visaComplianceFee = await visaComplianceFeeOf(db, dispute.orgId);
+        const visaComplianceFee = await this.#fees.call(dispute.orgId);
         outcome = await callProcessor(
           adapter,
           { connection, visaComplianceFee },
@@ -340,13 +343,19 @@ async function decideCompellingEvidence(db: Db, claimed: Claimed): Promise<Claim
   return { ...claimed, submission: { ...submission, compellingEvidence } };
 }
 
-/** The organisation's word on Visa compliance fees (`org settings --visa-compliance-fee`). */
-async function visaComplianceFeeOf(db: Db, orgId: string): Promise<'accept' | 'refuse'> {
-  const [organisation] = await db
-    .select({ fee: organisations.visaComplianceFee })
+type VisaComplianceFee = 'accept' | 'refuse';
+
+/**
+ * The organisations' word on Visa compliance fees (`org settings --visa-compliance-fee`), read as the
+ * evidence goes out: one statement for the submissions of a moment, not one each.
+ */
+async function visaComplianceFees(db: Db, orgIds: string[]): Promise<VisaComplianceFee[]> {
+  const rows = await db
+    .select({ id: organisations.id, fee: organisations.visaComplianceFee })
     .from(organisations)
-    .where(eq(organisations.id, orgId));
-  return organisation?.fee === 'accept' ? 'accept' : 'refuse';
+    .where(anyOf(organisations.id, [...new Set(orgIds)], 'text'));
+  const accepting = new Set(rows.flatMap((row) => (row.fee === 'accept' ? [row.id] : [])));
+  return orgIds.map((orgId) => (accepting.has(orgId) ? 'accept' : 'refuse'));
 }
 
 const sendable = new Set<string>(sendableStates);
