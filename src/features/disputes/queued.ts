@@ -37,7 +37,11 @@ export async function prepareQueuedDisputes(
       .from(disputes)
       .where(anyOf(disputes.uid, disputeUids, 'uuid'))
       .orderBy(disputes.orgId, disputes.livemode, sql`${disputes.id} collate "C"`)
-      .for('update');
+      .for('update')
+      // Named: Postgres parses and plans the statement once per connection (docs/architecture.md,
+      // "Indexes and statements"), as every statement of constant text on the submission path.
+      .prepare('lock_queued_disputes')
+      .execute();
     const due = rows.filter(
       (dispute) => dispute.state === 'queued' && dispute.submitAt && dispute.submitAt <= at,
     );

@@ -88,7 +88,9 @@ export async function findTemplates(
         ${sql.param(keys.map((key) => key.orgId))}::text[],
         ${sql.param(keys.map((key) => String(key.livemode)))}::text[]::boolean[],
         ${sql.param(keys.map((key) => key.id))}::text[]))`,
-    );
+    )
+    .prepare('find_templates')
+    .execute();
 }
 
 /** The templates a set of disputes name, by dispute uid, in one query. */

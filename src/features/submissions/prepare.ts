@@ -67,7 +67,9 @@ export async function prepareSubmissions(
         'uuid',
       ),
     )
-    .returning();
+    .returning()
+    .prepare('compiling_disputes')
+    .execute();
   const byUid = new Map(compiling.map((dispute) => [dispute.uid, dispute]));
   return rows.map((submission) => {
     const dispute = byUid.get(submission.disputeUid);

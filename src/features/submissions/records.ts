@@ -1,7 +1,8 @@
 import { and, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
-import { type Db, rowsOf } from '../../db/client.js';
+import type { Db } from '../../db/client.js';
 import { anyOf, stateIn } from '../../db/schema/columns.js';
 import { disputes, submissions, templates } from '../../db/schema/index.js';
+import { statement } from '../../db/statements.js';
 import { sendableStates } from '../../domain/states.js';
 import { type AttachedFile, ProcessorError, type ResponsePackage } from '../../processors/types.js';
 import { type DisputeRow, type TemplateRow, templateOfDispute } from '../disputes/records.js';
@@ -60,7 +61,9 @@ export async function claimMany(db: Db, ids: string[], leaseMs: number): Promise
           or(isNull(submissions.claimedUntil), lt(submissions.claimedUntil, sql`now()`)),
         ),
       )
-      .returning();
+      .returning()
+      .prepare('claim_submissions')
+      .execute();
     const uids = claimed.map((submission) => submission.disputeUid);
     const found =
       uids.length === 0
@@ -69,7 +72,9 @@ export async function claimMany(db: Db, ids: string[], leaseMs: number): Promise
             .select({ dispute: disputes, template: templates })
             .from(disputes)
             .leftJoin(templates, templateOfDispute)
-            .where(anyOf(disputes.uid, uids, 'uuid'));
+            .where(anyOf(disputes.uid, uids, 'uuid'))
+            .prepare('claimed_disputes')
+            .execute();
     return { claimed, found };
   });
   const byUid = new Map(found.map((row) => [row.dispute.uid, row]));
@@ -169,23 +174,17 @@ export async function* unattendedSubmissions(db: Db, olderThanMs: number): Async
 export async function finishMany(db: Db, items: Finish[]): Promise<boolean[]> {
   const now = new Date();
   return db.transaction(async (tx) => {
-    const recorded = await tx.execute<{ id: string }>(sql`
-      update ${submissions} as s set
-        status = v.status,
-        processor_reference = v.reference,
-        failure = v.failure::jsonb,
-        failed_at_job_attempt = v.attempt,
-        completed_at = ${now.toISOString()}::timestamptz
-      from unnest(
-        ${sql.param(items.map(({ claimed }) => claimed.submission.id))}::text[],
-        ${sql.param(items.map(({ outcome }) => ('reference' in outcome ? 'succeeded' : 'failed')))}::text[],
-        ${sql.param(items.map(({ outcome }) => ('reference' in outcome ? outcome.reference : null)))}::text[],
-        ${sql.param(items.map(({ outcome }) => ('error' in outcome ? JSON.stringify(failureOf(outcome.error)) : null)))}::text[],
-        ${sql.param(items.map(({ outcome, attempt }) => ('error' in outcome ? attempt.failedTries : null)))}::int[]
-      ) as v(id, status, reference, failure, attempt)
-      where s.id = v.id and s.status = 'pending'
-      returning s.id`);
-    const finished = new Set(rowsOf<{ id: string }>(recorded).map((row) => row.id));
+    const recorded = await recordOutcomes.run(tx, {
+      ids: items.map(({ claimed }) => claimed.submission.id),
+      statuses: items.map(({ outcome }) => ('reference' in outcome ? 'succeeded' : 'failed')),
+      references: items.map(({ outcome }) => ('reference' in outcome ? outcome.reference : null)),
+      failures: items.map(({ outcome }) =>
+        'error' in outcome ? JSON.stringify(failureOf(outcome.error)) : null,
+      ),
+      attempts: items.map(({ outcome, attempt }) => ('error' in outcome ? attempt.failedTries : null)),
+      completedAt: now.toISOString(),
+    });
+    const finished = new Set(recorded.map((row) => row.id as string));
     const done = items.filter(({ claimed }) => finished.has(claimed.submission.id));
     const succeeded = done.filter(({ outcome }) => 'reference' in outcome);
     const templateOf = new Map(done.map(({ claimed }) => [claimed.dispute.uid, claimed.template]));
@@ -206,7 +205,9 @@ export async function finishMany(db: Db, items: Finish[]): Promise<boolean[]> {
           updatedAt: now,
         })
         .where(stillOpenTo(succeeded, sendableStates))
-        .returning();
+        .returning()
+        .prepare('submitted_disputes')
+        .execute();
       record('dispute.submitted', rows);
       // Every success announces the package it sent (for standalone integrations, and processors whose
       // portal takes the upload; docs/api.md, "Webhooks"), also for a dispute the processor decided meanwhile,
@@ -251,13 +252,40 @@ export async function finishMany(db: Db, items: Finish[]): Promise<boolean[]> {
         .update(disputes)
         .set({ state, updatedAt: now })
         .where(stillOpenTo(group, ['compiling_evidence']))
-        .returning();
+        .returning()
+        .prepare('failed_back_disputes')
+        .execute();
       record('dispute.submission_failed', rows);
     }
     await recordDisputeEvents(tx, updated);
     return items.map(({ claimed }) => finished.has(claimed.submission.id));
   });
 }
+
+/** The attempts' outcomes, still pending ones only; one statement of constant text for any batch. */
+const recordOutcomes = statement<{
+  ids: string[];
+  statuses: string[];
+  references: (string | null)[];
+  failures: (string | null)[];
+  attempts: (number | null)[];
+  completedAt: string;
+}>(sql`
+  update ${submissions} as s set
+    status = v.status,
+    processor_reference = v.reference,
+    failure = v.failure::jsonb,
+    failed_at_job_attempt = v.attempt,
+    completed_at = ${sql.placeholder('completedAt')}::timestamptz
+  from unnest(
+    ${sql.placeholder('ids')}::text[],
+    ${sql.placeholder('statuses')}::text[],
+    ${sql.placeholder('references')}::text[],
+    ${sql.placeholder('failures')}::text[],
+    ${sql.placeholder('attempts')}::int[]
+  ) as v(id, status, reference, failure, attempt)
+  where s.id = v.id and s.status = 'pending'
+  returning s.id`);
 
 /**
  * The disputes of these attempts that an outcome may still change: a success is recorded on one waiting

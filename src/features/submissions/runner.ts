@@ -353,7 +353,9 @@ async function visaComplianceFees(db: Db, orgIds: string[]): Promise<VisaComplia
   const rows = await db
     .select({ id: organisations.id, fee: organisations.visaComplianceFee })
     .from(organisations)
-    .where(anyOf(organisations.id, [...new Set(orgIds)], 'text'));
+    .where(anyOf(organisations.id, [...new Set(orgIds)], 'text'))
+    .prepare('visa_compliance_fees')
+    .execute();
   const accepting = new Set(rows.flatMap((row) => (row.fee === 'accept' ? [row.id] : [])));
   return orgIds.map((orgId) => (accepting.has(orgId) ? 'accept' : 'refuse'));
 }
