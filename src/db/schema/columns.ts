@@ -1,4 +1,4 @@
-import { type SQL, sql } from 'drizzle-orm';
+import { is, Placeholder, type SQL, sql } from 'drizzle-orm';
 import { type AnyPgColumn, customType, index, timestamp } from 'drizzle-orm/pg-core';
 
 export const timestamps = {
@@ -31,8 +31,14 @@ export function stateIn(column: AnyPgColumn, values: readonly string[]): SQL {
  * same for every batch, and Postgres parses and plans it once per connection (an IN list of n parameters
  * is a new statement for every n).
  */
-export function anyOf(column: AnyPgColumn, values: readonly string[], type: 'uuid' | 'text'): SQL {
-  return sql`${column} = any(${sql.param(values)}::${sql.raw(type)}[])`;
+export function anyOf(
+  column: AnyPgColumn,
+  values: readonly string[] | Placeholder,
+  type: 'uuid' | 'text',
+): SQL {
+  // A placeholder (sql.placeholder) for a query built once: db/statements.ts, builtOnce.
+  const array = is(values, Placeholder) ? values : sql.param(values);
+  return sql`${column} = any(${array}::${sql.raw(type)}[])`;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { anyOf } from '../../db/schema/columns.js';
 import { disputes } from '../../db/schema/index.js';
+import { builtOnce } from '../../db/statements.js';
 import { submitProblem } from '../../domain/submittable.js';
 import { prepareSubmissions } from '../submissions/prepare.js';
 import type { Claimed } from '../submissions/records.js';
@@ -24,24 +25,28 @@ export type QueuedOutcome =
  * A failed submission also returns the dispute to needs_response: its moment has passed, and the
  * merchant must act.
  */
+/**
+ * Locked in the order the mirror locks a page in (tenant, then id in code-unit order, which the "C"
+ * collation is for these ASCII ids), so neither can deadlock the other. Built once and named, as every
+ * statement of the submission path (docs/architecture.md, "Indexes and statements").
+ */
+const lockDisputes = builtOnce((db) =>
+  db
+    .select()
+    .from(disputes)
+    .where(anyOf(disputes.uid, sql.placeholder('uids'), 'uuid'))
+    .orderBy(disputes.orgId, disputes.livemode, sql`${disputes.id} collate "C"`)
+    .for('update')
+    .prepare('lock_queued_disputes'),
+);
+
 export async function prepareQueuedDisputes(
   deps: Pick<DisputeDeps, 'db' | 'adapters' | 'now' | 'documentLimits'> & { leaseMs: number },
   disputeUids: string[],
 ): Promise<QueuedOutcome[]> {
   const at = now(deps);
   return deps.db.transaction(async (tx) => {
-    // Locked in the order the mirror locks a page in (tenant, then id in code-unit order, which the "C"
-    // collation is for these ASCII ids), so neither can deadlock the other.
-    const rows = await tx
-      .select()
-      .from(disputes)
-      .where(anyOf(disputes.uid, disputeUids, 'uuid'))
-      .orderBy(disputes.orgId, disputes.livemode, sql`${disputes.id} collate "C"`)
-      .for('update')
-      // Named: Postgres parses and plans the statement once per connection (docs/architecture.md,
-      // "Indexes and statements"), as every statement of constant text on the submission path.
-      .prepare('lock_queued_disputes')
-      .execute();
+    const rows = await lockDisputes(tx, { uids: disputeUids });
     const due = rows.filter(
       (dispute) => dispute.state === 'queued' && dispute.submitAt && dispute.submitAt <= at,
     );

@@ -2,6 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client.js';
 import { preparedFor } from '../../db/prepared.js';
 import { disputes, templates } from '../../db/schema/index.js';
+import { builtOnce } from '../../db/statements.js';
 import { notFound } from '../../domain/errors.js';
 import { ownedBy, type Tenant } from '../tenancy.js';
 
@@ -80,18 +81,26 @@ export async function findTemplates(
   keys: readonly (Tenant & { id: string })[],
 ): Promise<TemplateRow[]> {
   if (keys.length === 0) return [];
-  return db
+  return selectTemplates(db, {
+    orgIds: keys.map((key) => key.orgId),
+    livemodes: keys.map((key) => String(key.livemode)),
+    ids: keys.map((key) => key.id),
+  });
+}
+
+/** Built once and named (db/statements.ts): the submission path and the API read templates so. */
+const selectTemplates = builtOnce((db) =>
+  db
     .select()
     .from(templates)
     .where(
       sql`(${templates.orgId}, ${templates.livemode}, ${templates.id}) in (select * from unnest(
-        ${sql.param(keys.map((key) => key.orgId))}::text[],
-        ${sql.param(keys.map((key) => String(key.livemode)))}::text[]::boolean[],
-        ${sql.param(keys.map((key) => key.id))}::text[]))`,
+        ${sql.placeholder('orgIds')}::text[],
+        ${sql.placeholder('livemodes')}::text[]::boolean[],
+        ${sql.placeholder('ids')}::text[]))`,
     )
-    .prepare('find_templates')
-    .execute();
-}
+    .prepare('find_templates'),
+);
 
 /** The templates a set of disputes name, by dispute uid, in one query. */
 export async function loadTemplates(

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Tx } from '../../db/client.js';
 import { anyOf } from '../../db/schema/columns.js';
 import { disputes, submissions } from '../../db/schema/index.js';
-import { statement } from '../../db/statements.js';
+import { builtOnce, statement } from '../../db/statements.js';
 import type { EvidencePackage } from '../../domain/evidence.js';
 import { newId } from '../../ids.js';
 import type { DisputeRow } from '../disputes/records.js';
@@ -57,19 +57,10 @@ export async function prepareSubmissions(
       rows.map((row, index) => ({ ...row, claimForMs: items[index]?.claimForMs ?? null })),
     ),
   });
-  const compiling = await tx
-    .update(disputes)
-    .set({ state: 'compiling_evidence', updatedAt: new Date() })
-    .where(
-      anyOf(
-        disputes.uid,
-        items.map((item) => item.dispute.uid),
-        'uuid',
-      ),
-    )
-    .returning()
-    .prepare('compiling_disputes')
-    .execute();
+  const compiling = await compilingDisputes(tx, {
+    uids: items.map((item) => item.dispute.uid),
+    now: new Date().toISOString(),
+  });
   const byUid = new Map(compiling.map((dispute) => [dispute.uid, dispute]));
   return rows.map((submission) => {
     const dispute = byUid.get(submission.disputeUid);
@@ -85,6 +76,16 @@ const insertSubmissions = statement<{ rows: string }>(sql`
     now() + "claimForMs" * interval '1 millisecond'
   from jsonb_to_recordset(${sql.placeholder('rows')}::jsonb) as attempt(id text, "orgId" text,
     livemode boolean, "disputeUid" uuid, adapter text, "previousState" text, evidence jsonb, "claimForMs" integer)`);
+
+/** Built once (db/statements.ts): the disputes' fifty columns are not built again for every batch. */
+const compilingDisputes = builtOnce((db) =>
+  db
+    .update(disputes)
+    .set({ state: 'compiling_evidence', updatedAt: sql`${sql.placeholder('now')}::timestamptz` })
+    .where(anyOf(disputes.uid, sql.placeholder('uids'), 'uuid'))
+    .returning()
+    .prepare('compiling_disputes'),
+);
 
 export async function prepareSubmission(
   tx: Tx,

@@ -2,7 +2,7 @@ import { and, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { anyOf, stateIn } from '../../db/schema/columns.js';
 import { disputes, submissions, templates } from '../../db/schema/index.js';
-import { statement } from '../../db/statements.js';
+import { builtOnce, statement } from '../../db/statements.js';
 import { sendableStates } from '../../domain/states.js';
 import { type AttachedFile, ProcessorError, type ResponsePackage } from '../../processors/types.js';
 import { type DisputeRow, type TemplateRow, templateOfDispute } from '../disputes/records.js';
@@ -51,30 +51,9 @@ export interface Finish {
  */
 export async function claimMany(db: Db, ids: string[], leaseMs: number): Promise<(Claimed | undefined)[]> {
   const { claimed, found } = await db.transaction(async (tx) => {
-    const claimed = await tx
-      .update(submissions)
-      .set({ claimedUntil: leaseEnd(leaseMs) })
-      .where(
-        and(
-          anyOf(submissions.id, ids, 'text'),
-          eq(submissions.status, 'pending'),
-          or(isNull(submissions.claimedUntil), lt(submissions.claimedUntil, sql`now()`)),
-        ),
-      )
-      .returning()
-      .prepare('claim_submissions')
-      .execute();
+    const claimed = await claimSubmissions(tx, { ids, lease: `${leaseMs} milliseconds` });
     const uids = claimed.map((submission) => submission.disputeUid);
-    const found =
-      uids.length === 0
-        ? []
-        : await tx
-            .select({ dispute: disputes, template: templates })
-            .from(disputes)
-            .leftJoin(templates, templateOfDispute)
-            .where(anyOf(disputes.uid, uids, 'uuid'))
-            .prepare('claimed_disputes')
-            .execute();
+    const found = uids.length === 0 ? [] : await claimedDisputes(tx, { uids });
     return { claimed, found };
   });
   const byUid = new Map(found.map((row) => [row.dispute.uid, row]));
@@ -86,6 +65,31 @@ export async function claimMany(db: Db, ids: string[], leaseMs: number): Promise
     return submission && row ? { submission, ...row } : undefined;
   });
 }
+
+/** Built once (db/statements.ts). */
+const claimSubmissions = builtOnce((db) =>
+  db
+    .update(submissions)
+    .set({ claimedUntil: sql`now() + ${sql.placeholder('lease')}::interval` })
+    .where(
+      and(
+        anyOf(submissions.id, sql.placeholder('ids'), 'text'),
+        eq(submissions.status, 'pending'),
+        or(isNull(submissions.claimedUntil), lt(submissions.claimedUntil, sql`now()`)),
+      ),
+    )
+    .returning()
+    .prepare('claim_submissions'),
+);
+
+const claimedDisputes = builtOnce((db) =>
+  db
+    .select({ dispute: disputes, template: templates })
+    .from(disputes)
+    .leftJoin(templates, templateOfDispute)
+    .where(anyOf(disputes.uid, sql.placeholder('uids'), 'uuid'))
+    .prepare('claimed_disputes'),
+);
 
 /** A submission with its dispute, following an operator's retries to the attempt that replaced it. */
 export async function loadSubmission(db: Db, submissionId: string) {
@@ -194,20 +198,7 @@ export async function finishMany(db: Db, items: Finish[]): Promise<boolean[]> {
         ...rows.map((dispute) => ({ type, dispute, template: templateOf.get(dispute.uid) ?? null })),
       );
     if (succeeded.length > 0) {
-      const rows = await tx
-        .update(disputes)
-        .set({
-          state: sql`case when ${disputes.state} = 'compiling_evidence' then 'submitted' else ${disputes.state} end`,
-          submittedAt: now,
-          // Saturating: a count at the column's limit must not turn a success into an error.
-          submittedCount: sql`least(${disputes.submittedCount}, 2147483646) + 1`,
-          submitAt: null,
-          updatedAt: now,
-        })
-        .where(stillOpenTo(succeeded, sendableStates))
-        .returning()
-        .prepare('submitted_disputes')
-        .execute();
+      const rows = await submittedDisputes(tx, { uids: uidsOf(succeeded), now: now.toISOString() });
       record('dispute.submitted', rows);
       // Every success announces the package it sent (for standalone integrations, and processors whose
       // portal takes the upload; docs/api.md, "Webhooks"), also for a dispute the processor decided meanwhile,
@@ -248,13 +239,7 @@ export async function finishMany(db: Db, items: Finish[]): Promise<boolean[]> {
       failedBack.set(state, [...(failedBack.get(state) ?? []), item]);
     }
     for (const [state, group] of failedBack) {
-      const rows = await tx
-        .update(disputes)
-        .set({ state, updatedAt: now })
-        .where(stillOpenTo(group, ['compiling_evidence']))
-        .returning()
-        .prepare('failed_back_disputes')
-        .execute();
+      const rows = await failedBackDisputes(tx, { uids: uidsOf(group), state, now: now.toISOString() });
       record('dispute.submission_failed', rows);
     }
     await recordDisputeEvents(tx, updated);
@@ -288,20 +273,44 @@ const recordOutcomes = statement<{
   returning s.id`);
 
 /**
- * The disputes of these attempts that an outcome may still change: a success is recorded on one waiting
- * on it or already under review (keeping the processor's state), a failure only on one still waiting.
- * One the processor has decided since keeps its state and gets no event from us.
+ * The disputes of these attempts (`uids`) that an outcome may still change: a success is recorded on one
+ * waiting on it or already under review (keeping the processor's state), a failure only on one still
+ * waiting. One the processor has decided since keeps its state and gets no event from us.
  */
-function stillOpenTo(items: readonly Finish[], states: readonly string[]) {
-  return and(
-    anyOf(
-      disputes.uid,
-      items.map(({ claimed }) => claimed.dispute.uid),
-      'uuid',
-    ),
-    stateIn(disputes.state, states),
-  );
+function stillOpenTo(states: readonly string[]) {
+  return and(anyOf(disputes.uid, sql.placeholder('uids'), 'uuid'), stateIn(disputes.state, states));
 }
+
+const uidsOf = (items: readonly Finish[]) => items.map(({ claimed }) => claimed.dispute.uid);
+
+/** Built once (db/statements.ts), as the disputes' fifty columns would be built again for every batch. */
+const submittedDisputes = builtOnce((db) =>
+  db
+    .update(disputes)
+    .set({
+      state: sql`case when ${disputes.state} = 'compiling_evidence' then 'submitted' else ${disputes.state} end`,
+      submittedAt: sql`${sql.placeholder('now')}::timestamptz`,
+      // Saturating: a count at the column's limit must not turn a success into an error.
+      submittedCount: sql`least(${disputes.submittedCount}, 2147483646) + 1`,
+      submitAt: null,
+      updatedAt: sql`${sql.placeholder('now')}::timestamptz`,
+    })
+    .where(stillOpenTo(sendableStates))
+    .returning()
+    .prepare('submitted_disputes'),
+);
+
+const failedBackDisputes = builtOnce((db) =>
+  db
+    .update(disputes)
+    .set({
+      state: sql`${sql.placeholder('state')}::text`,
+      updatedAt: sql`${sql.placeholder('now')}::timestamptz`,
+    })
+    .where(stillOpenTo(['compiling_evidence']))
+    .returning()
+    .prepare('failed_back_disputes'),
+);
 
 function failureOf(error: ProcessorError): NonNullable<SubmissionRow['failure']> {
   return {

@@ -4,6 +4,7 @@ import { Batcher } from '../../db/batcher.js';
 import type { Db } from '../../db/client.js';
 import { anyOf } from '../../db/schema/columns.js';
 import { disputes, organisations, submissions } from '../../db/schema/index.js';
+import { builtOnce } from '../../db/statements.js';
 import { compellingEvidenceApplies, compellingEvidenceOf } from '../../domain/compelling-evidence.js';
 import type { DocumentLimits } from '../../domain/document-size.js';
 import { maxPastPayments, type PastPayment } from '../../domain/evidence.js';
@@ -350,15 +351,18 @@ type VisaComplianceFee = 'accept' | 'refuse';
  * evidence goes out: one statement for the submissions of a moment, not one each.
  */
 async function visaComplianceFees(db: Db, orgIds: string[]): Promise<VisaComplianceFee[]> {
-  const rows = await db
-    .select({ id: organisations.id, fee: organisations.visaComplianceFee })
-    .from(organisations)
-    .where(anyOf(organisations.id, [...new Set(orgIds)], 'text'))
-    .prepare('visa_compliance_fees')
-    .execute();
+  const rows = await selectFees(db, { orgIds: [...new Set(orgIds)] });
   const accepting = new Set(rows.flatMap((row) => (row.fee === 'accept' ? [row.id] : [])));
   return orgIds.map((orgId) => (accepting.has(orgId) ? 'accept' : 'refuse'));
 }
+
+const selectFees = builtOnce((db) =>
+  db
+    .select({ id: organisations.id, fee: organisations.visaComplianceFee })
+    .from(organisations)
+    .where(anyOf(organisations.id, sql.placeholder('orgIds'), 'text'))
+    .prepare('visa_compliance_fees'),
+);
 
 const sendable = new Set<string>(sendableStates);
 
