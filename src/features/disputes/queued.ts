@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { anyOf } from '../../db/schema/columns.js';
-import { disputes } from '../../db/schema/index.js';
+import { disputes, templates } from '../../db/schema/index.js';
 import { builtOnce } from '../../db/statements.js';
 import { submitProblem } from '../../domain/submittable.js';
 import { prepareSubmissions } from '../submissions/prepare.js';
@@ -8,7 +8,7 @@ import type { Claimed } from '../submissions/records.js';
 import { recordDisputeEvents } from '../webhooks/events.js';
 import { type DisputeDeps, now } from './commands.js';
 import { documentProblem } from './document-size.js';
-import { type DisputeRow, loadTemplates } from './records.js';
+import { type DisputeRow, templateOfDispute } from './records.js';
 
 export type QueuedOutcome =
   | { status: 'prepared'; claimed: Claimed }
@@ -32,11 +32,12 @@ export type QueuedOutcome =
  */
 const lockDisputes = builtOnce((db) =>
   db
-    .select()
+    .select({ dispute: disputes, template: templates })
     .from(disputes)
+    .leftJoin(templates, templateOfDispute)
     .where(anyOf(disputes.uid, sql.placeholder('uids'), 'uuid'))
     .orderBy(disputes.orgId, disputes.livemode, sql`${disputes.id} collate "C"`)
-    .for('update')
+    .for('update', { of: disputes })
     .prepare('lock_queued_disputes'),
 );
 
@@ -46,16 +47,17 @@ export async function prepareQueuedDisputes(
 ): Promise<QueuedOutcome[]> {
   const at = now(deps);
   return deps.db.transaction(async (tx) => {
+    // With the templates they name, read in the same statement (the templates are not locked).
     const rows = await lockDisputes(tx, { uids: disputeUids });
-    const due = rows.filter(
-      (dispute) => dispute.state === 'queued' && dispute.submitAt && dispute.submitAt <= at,
-    );
-    const templates = await loadTemplates(tx, due);
+    const templateOf = new Map(rows.map(({ dispute, template }) => [dispute.uid, template]));
+    const due = rows
+      .map(({ dispute }) => dispute)
+      .filter((dispute) => dispute.state === 'queued' && dispute.submitAt && dispute.submitAt <= at);
     const outcomes = new Map<string, QueuedOutcome>();
     const refused: DisputeRow[] = [];
     const ready: DisputeRow[] = [];
     for (const dispute of due) {
-      const template = templates.get(dispute.uid) ?? null;
+      const template = templateOf.get(dispute.uid) ?? null;
       // The template may have grown since the dispute was queued: refused here, never rendered.
       const problem =
         submitProblem(dispute, template, at) ?? documentProblem(dispute, template, deps.documentLimits, at);
@@ -79,7 +81,7 @@ export async function prepareQueuedDisputes(
         returned.map((dispute) => ({
           type: 'dispute.submission_failed',
           dispute,
-          template: templates.get(dispute.uid) ?? null,
+          template: templateOf.get(dispute.uid) ?? null,
         })),
       );
     }
@@ -93,7 +95,7 @@ export async function prepareQueuedDisputes(
       })),
     );
     for (const { dispute, submission } of prepared) {
-      const template = templates.get(dispute.uid) ?? null;
+      const template = templateOf.get(dispute.uid) ?? null;
       outcomes.set(dispute.uid, { status: 'prepared', claimed: { submission, dispute, template } });
     }
     // Two jobs for one dispute in a batch (its old moment and its new one): the first takes it.

@@ -52,15 +52,15 @@ export async function prepareSubmissions(
     createdAt: new Date(),
     completedAt: null,
   }));
-  await insertSubmissions.run(tx, {
-    rows: JSON.stringify(
-      rows.map((row, index) => ({ ...row, claimForMs: items[index]?.claimForMs ?? null })),
-    ),
-  });
-  const compiling = await compilingDisputes(tx, {
-    uids: items.map((item) => item.dispute.uid),
-    now: new Date().toISOString(),
-  });
+  // Sent together (db/statements.ts: pipelined on the transaction's connection); Postgres runs them in order.
+  const [, compiling] = await Promise.all([
+    insertSubmissions.run(tx, {
+      rows: JSON.stringify(
+        rows.map((row, index) => ({ ...row, claimForMs: items[index]?.claimForMs ?? null })),
+      ),
+    }),
+    compilingDisputes(tx, { uids: items.map((item) => item.dispute.uid), now: new Date().toISOString() }),
+  ]);
   const byUid = new Map(compiling.map((dispute) => [dispute.uid, dispute]));
   return rows.map((submission) => {
     const dispute = byUid.get(submission.disputeUid);
