@@ -1,10 +1,10 @@
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { anyOf } from '../../db/schema/columns.js';
-import { disputes, templates } from '../../db/schema/index.js';
+import { disputes, organisations, templates } from '../../db/schema/index.js';
 import { builtOnce } from '../../db/statements.js';
 import { submitProblem } from '../../domain/submittable.js';
 import { prepareSubmissions } from '../submissions/prepare.js';
-import type { Claimed } from '../submissions/records.js';
+import { type Claimed, feeOf } from '../submissions/records.js';
 import { recordDisputeEvents } from '../webhooks/events.js';
 import { type DisputeDeps, now } from './commands.js';
 import { documentProblem } from './document-size.js';
@@ -32,8 +32,9 @@ export type QueuedOutcome =
  */
 const lockDisputes = builtOnce((db) =>
   db
-    .select({ dispute: disputes, template: templates })
+    .select({ dispute: disputes, template: templates, fee: organisations.visaComplianceFee })
     .from(disputes)
+    .innerJoin(organisations, eq(organisations.id, disputes.orgId))
     .leftJoin(templates, templateOfDispute)
     .where(anyOf(disputes.uid, sql.placeholder('uids'), 'uuid'))
     .orderBy(disputes.orgId, disputes.livemode, sql`${disputes.id} collate "C"`)
@@ -47,9 +48,11 @@ export async function prepareQueuedDisputes(
 ): Promise<QueuedOutcome[]> {
   const at = now(deps);
   return deps.db.transaction(async (tx) => {
-    // With the templates they name, read in the same statement (the templates are not locked).
+    // With the templates they name and their organisation's fee setting, read in the same statement
+    // (those are not locked).
     const rows = await lockDisputes(tx, { uids: disputeUids });
     const templateOf = new Map(rows.map(({ dispute, template }) => [dispute.uid, template]));
+    const feeOfDispute = new Map(rows.map(({ dispute, fee }) => [dispute.uid, feeOf(fee)]));
     const due = rows
       .map(({ dispute }) => dispute)
       .filter((dispute) => dispute.state === 'queued' && dispute.submitAt && dispute.submitAt <= at);
@@ -96,7 +99,11 @@ export async function prepareQueuedDisputes(
     );
     for (const { dispute, submission } of prepared) {
       const template = templateOf.get(dispute.uid) ?? null;
-      outcomes.set(dispute.uid, { status: 'prepared', claimed: { submission, dispute, template } });
+      const visaComplianceFee = feeOfDispute.get(dispute.uid) ?? 'refuse';
+      outcomes.set(dispute.uid, {
+        status: 'prepared',
+        claimed: { submission, dispute, template, visaComplianceFee },
+      });
     }
     // Two jobs for one dispute in a batch (its old moment and its new one): the first takes it.
     return disputeUids.map((uid) => {

@@ -1,7 +1,7 @@
 import { and, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { anyOf, stateIn } from '../../db/schema/columns.js';
-import { disputes, submissions, templates } from '../../db/schema/index.js';
+import { disputes, organisations, submissions, templates } from '../../db/schema/index.js';
 import { builtOnce, statement } from '../../db/statements.js';
 import { sendableStates } from '../../domain/states.js';
 import { type AttachedFile, ProcessorError, type ResponsePackage } from '../../processors/types.js';
@@ -30,7 +30,18 @@ export interface Claimed {
   submission: SubmissionRow;
   dispute: DisputeRow;
   template: TemplateRow | null;
+  /**
+   * The organisation's word on Visa compliance fees (`org settings --visa-compliance-fee`), read with the
+   * claim: no statement of its own per submission.
+   */
+  visaComplianceFee: VisaComplianceFee;
 }
+
+export type VisaComplianceFee = 'accept' | 'refuse';
+
+/** The setting as stored: anything but `accept` refuses. */
+export const feeOf = (stored: string | null | undefined): VisaComplianceFee =>
+  stored === 'accept' ? 'accept' : 'refuse';
 
 export type Outcome = { reference: string | null } | { error: ProcessorError };
 
@@ -62,7 +73,9 @@ export async function claimMany(db: Db, ids: string[], leaseMs: number): Promise
     const submission = byId.get(id);
     byId.delete(id);
     const row = submission && byUid.get(submission.disputeUid);
-    return submission && row ? { submission, ...row } : undefined;
+    if (!submission || !row) return undefined;
+    const { dispute, template, fee } = row;
+    return { submission, dispute, template, visaComplianceFee: feeOf(fee) };
   });
 }
 
@@ -84,8 +97,9 @@ const claimSubmissions = builtOnce((db) =>
 
 const claimedDisputes = builtOnce((db) =>
   db
-    .select({ dispute: disputes, template: templates })
+    .select({ dispute: disputes, template: templates, fee: organisations.visaComplianceFee })
     .from(disputes)
+    .innerJoin(organisations, eq(organisations.id, disputes.orgId))
     .leftJoin(templates, templateOfDispute)
     .where(anyOf(disputes.uid, sql.placeholder('uids'), 'uuid'))
     .prepare('claimed_disputes'),

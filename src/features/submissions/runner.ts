@@ -2,9 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { Batcher } from '../../db/batcher.js';
 import type { Db } from '../../db/client.js';
-import { anyOf } from '../../db/schema/columns.js';
-import { disputes, organisations, submissions } from '../../db/schema/index.js';
-import { builtOnce } from '../../db/statements.js';
+import { disputes, submissions } from '../../db/schema/index.js';
 import { compellingEvidenceApplies, compellingEvidenceOf } from '../../domain/compelling-evidence.js';
 import type { DocumentLimits } from '../../domain/document-size.js';
 import { maxPastPayments, type PastPayment } from '../../domain/evidence.js';
@@ -78,7 +76,6 @@ export class SubmissionRunner {
   readonly #deps: SubmissionDeps;
   readonly #claims: Batcher<string, Claimed | undefined>;
   readonly #finishes: Batcher<Finish, boolean>;
-  readonly #fees: Batcher<string, VisaComplianceFee>;
   readonly #documents: DocumentStore;
   readonly #files: FileStorage;
 
@@ -86,7 +83,6 @@ export class SubmissionRunner {
     this.#deps = deps;
     this.#claims = new Batcher((ids) => claimMany(deps.db, ids, deps.leaseMs));
     this.#finishes = new Batcher((items) => finishMany(deps.db, items));
-    this.#fees = new Batcher((orgIds) => visaComplianceFees(deps.db, orgIds));
     this.#files = postgresFileStorage(deps.db);
     this.#documents = new DocumentStore(deps.db, this.#files, deps.documentLimits);
   }
@@ -143,7 +139,7 @@ export class SubmissionRunner {
           limits: adapter.evidenceLimits,
         });
         const decided = await decideCompellingEvidence(db, withPayments);
-        const visaComplianceFee = await this.#fees.call(dispute.orgId);
+        const { visaComplianceFee } = claimed;
         outcome = await callProcessor(
           adapter,
           { connection, visaComplianceFee },
@@ -343,26 +339,6 @@ async function decideCompellingEvidence(db: Db, claimed: Claimed): Promise<Claim
     .where(and(eq(submissions.id, submission.id), eq(submissions.status, 'pending')));
   return { ...claimed, submission: { ...submission, compellingEvidence } };
 }
-
-type VisaComplianceFee = 'accept' | 'refuse';
-
-/**
- * The organisations' word on Visa compliance fees (`org settings --visa-compliance-fee`), read as the
- * evidence goes out: one statement for the submissions of a moment, not one each.
- */
-async function visaComplianceFees(db: Db, orgIds: string[]): Promise<VisaComplianceFee[]> {
-  const rows = await selectFees(db, { orgIds: [...new Set(orgIds)] });
-  const accepting = new Set(rows.flatMap((row) => (row.fee === 'accept' ? [row.id] : [])));
-  return orgIds.map((orgId) => (accepting.has(orgId) ? 'accept' : 'refuse'));
-}
-
-const selectFees = builtOnce((db) =>
-  db
-    .select({ id: organisations.id, fee: organisations.visaComplianceFee })
-    .from(organisations)
-    .where(anyOf(organisations.id, sql.placeholder('orgIds'), 'text'))
-    .prepare('visa_compliance_fees'),
-);
 
 const sendable = new Set<string>(sendableStates);
 
