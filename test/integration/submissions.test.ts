@@ -136,6 +136,12 @@ describe('running a prepared submission', () => {
       'accept',
       'refuse',
     ]);
+    // Their documents were stored together: each submission points at the PDF its processor received.
+    const stored = await api.db.sql<{ id: string; pdf: Buffer }[]>`
+      select s.id, d.pdf from submissions s join documents d on d.id = s.document_id
+      where s.id in ${api.db.sql(ids)}`;
+    const sent = new Map(ids.map((id) => [id, mock.accepted.get(id)?.request.response.document.pdf]));
+    expect(stored.map(({ id, pdf }) => sent.get(id)?.equals(pdf))).toEqual([true, true, true]);
   });
 });
 

@@ -269,10 +269,10 @@ async function storeMany(db: Db, items: Rendered[]): Promise<ResponsePackage[]> 
     submissionId: source.submission.id,
     input,
     evidence: response.evidence,
-    pdf: response.document.pdf.toString('base64'),
     sha256: response.document.sha256,
   }));
-  const linked = await storeDocuments.run(db, { rows: JSON.stringify(rows) });
+  const pdfs = items.map(({ response }) => response.document.pdf.toString('base64')).join(',');
+  const linked = await storeDocuments.run(db, { rows: JSON.stringify(rows), pdfs });
   const inserted = new Set(linked.map((row) => row.id as string));
   const lost = items.filter(({ response }) => !inserted.has(response.document.id));
   const kept = new Map<string, typeof documents.$inferSelect>();
@@ -291,16 +291,20 @@ async function storeMany(db: Db, items: Rendered[]): Promise<ResponsePackage[]> 
 }
 
 /**
- * The rows travel as one JSON parameter (statement text the same for any batch), each PDF in base64: a
- * third less to write to Postgres's socket than the hex a bytea parameter is sent as.
+ * The rows travel as one JSON parameter (statement text the same for any batch), their PDFs beside it as
+ * one text parameter, in base64 joined by commas, zipped back to their rows in order (ROWS FROM): a third
+ * less to write to Postgres's socket than the hex a bytea parameter is sent as, and neither escaped into
+ * JSON on our side nor lexed as JSON on Postgres's.
  */
-const storeDocuments = statement<{ rows: string }>(sql`
+const storeDocuments = statement<{ rows: string; pdfs: string }>(sql`
   with stored as (
     insert into ${documents} (id, org_id, livemode, dispute_uid, submission_id, input, evidence, pdf, sha256)
     select id, "orgId", livemode, "disputeUid", "submissionId", input, evidence, decode(pdf, 'base64'), sha256
-    from jsonb_to_recordset(${sql.placeholder('rows')}::jsonb) as document(id text, "orgId" text,
-      livemode boolean, "disputeUid" uuid, "submissionId" text, input jsonb, evidence jsonb, pdf text,
-      sha256 text)
+    from rows from (
+      jsonb_to_recordset(${sql.placeholder('rows')}::jsonb) as (id text, "orgId" text, livemode boolean,
+        "disputeUid" uuid, "submissionId" text, input jsonb, evidence jsonb, sha256 text),
+      unnest(string_to_array(${sql.placeholder('pdfs')}::text, ','))
+    ) as document(id, "orgId", livemode, "disputeUid", "submissionId", input, evidence, sha256, pdf)
     on conflict (submission_id) do nothing
     returning id, submission_id, sha256
   )
