@@ -53,11 +53,42 @@ const headingHeight = 40;
 const titleHeight = 60;
 const pairValueWidth = contentWidth - pairLabelWidth - 3 * cellPadding;
 const detailWidth = contentWidth - cellPadding - detailIndent;
-/**
- * Rows are not split across pages and words wrap whole, so pages end before they are full: a tenth more
- * height covers both for ordinary text.
- */
+/** Words wrap whole, so lines end before they are full: a tenth more height covers it for ordinary text. */
 const layoutLoss = 1.1;
+const pairLabelTextWidth = pairLabelWidth - 2 * cellPadding;
+
+/**
+ * A part of the document as pages take it: a row short enough to be kept whole moves to the next page
+ * when it does not fit (both layouts keep a row under a third of a page whole; counted here up to half a
+ * page, since a row's height is estimated high), and the rest flows. Counting pages by packing the parts,
+ * not by their total height, bounds what rows kept whole leave empty at the foot of a page: up to a third
+ * of each page with rows just short of a third.
+ */
+interface Part {
+  height: number;
+  whole: boolean;
+}
+
+const flowing = (height: number): Part => ({ height, whole: false });
+const row = (height: number): Part => ({ height, whole: height < contentHeight / 2 });
+
+function pagesOf(parts: Part[]): number {
+  let pages = 1;
+  let used = 0;
+  for (const part of parts) {
+    const height = part.height * layoutLoss;
+    if (part.whole && used > 0 && used + height > contentHeight) {
+      pages += 1;
+      used = 0;
+    }
+    used += height;
+    while (used > contentHeight) {
+      pages += 1;
+      used -= contentHeight;
+    }
+  }
+  return pages;
+}
 
 /** Every way Typst breaks a line: LF, CR (alone or before LF), NEL, the line and paragraph separators. */
 const lineBreak = /\r\n|[\n\r\u0085\u2028\u2029]/;
@@ -93,42 +124,43 @@ function wrappedLines(text: string, width: number, fontSize: number): number {
   return lines;
 }
 
-function pairsHeight(rows: LabelledValue[]): number {
-  let height = headingHeight;
-  for (const row of rows) {
+function pairsParts(rows: LabelledValue[]): Part[] {
+  return rows.map((pair) => {
     const lines = Math.max(
-      wrappedLines(row.label, pairLabelWidth, bodySize),
-      wrappedLines(row.value, pairValueWidth, bodySize),
+      wrappedLines(pair.label, pairLabelTextWidth, bodySize),
+      wrappedLines(pair.value, pairValueWidth, bodySize),
     );
-    height += lines * bodyLine + rowPadding;
-  }
-  return height;
+    return row(lines * bodyLine + rowPadding);
+  });
 }
 
-function tableHeight(table: EvidenceTable): number {
+function tableParts(table: EvidenceTable): Part[] {
   const total = table.columns.reduce((sum, column) => sum + column.weight, 0);
   const available = contentWidth - (2 * table.columns.length - 1) * cellPadding;
   const widths = table.columns.map((column) => (available * column.weight) / total);
-  let height = headingHeight + cellLine + rowPadding;
-  for (const row of table.rows) {
-    const cells = row.cells.map((cell, at) => wrappedLines(cell, widths[at] ?? available, cellSize));
-    height += Math.max(1, ...cells) * cellLine + rowPadding;
-    if (row.detail) height += wrappedLines(row.detail, detailWidth, bodySize) * bodyLine + 4;
-    if (row.image) height += row.image.height + rowPadding;
+  const parts = [row(headingHeight + cellLine + rowPadding)];
+  for (const item of table.rows) {
+    const cells = item.cells.map((cell, at) => wrappedLines(cell, widths[at] ?? available, cellSize));
+    parts.push(row(Math.max(1, ...cells) * cellLine + rowPadding));
+    if (item.detail) parts.push(flowing(wrappedLines(item.detail, detailWidth, bodySize) * bodyLine + 4));
+    if (item.image) parts.push(row(item.image.height + rowPadding));
   }
-  return height;
+  return parts;
 }
 
-function blockHeight(block: DocumentBlock): number {
-  if (block.kind === 'heading') return headingHeight;
-  if (block.kind === 'paragraph') return wrappedLines(block.text, contentWidth, bodySize) * bodyLine + 7;
-  if (block.kind === 'pairs') return pairsHeight(block.rows);
-  // An image starts a page when the rest of the page cannot hold it: counted as its own page then.
+function blockParts(block: DocumentBlock): Part[] {
+  if (block.kind === 'heading') return [row(headingHeight)];
+  if (block.kind === 'paragraph')
+    return [flowing(wrappedLines(block.text, contentWidth, bodySize) * bodyLine + 7)];
+  if (block.kind === 'pairs') return [row(headingHeight), ...pairsParts(block.rows)];
+  // An image under its title and caption: the caption may be long, and the image starts a page when the
+  // rest of the page cannot hold it (counted as a page of its own when it is over half of one).
   if (block.kind === 'image') {
-    const height = headingHeight + bodyLine + block.image.height;
-    return height > contentHeight / 2 ? contentHeight : height;
+    const caption = flowing(headingHeight + wrappedLines(block.caption, contentWidth, bodySize) * bodyLine);
+    const { height } = block.image;
+    return [caption, height > contentHeight / 2 ? flowing(contentHeight) : row(height)];
   }
-  return tableHeight(block.table);
+  return tableParts(block.table);
 }
 
 /** A placeholder's value as the measure needs it: its length, its width, and the line breaks it brings. */
@@ -182,8 +214,6 @@ function bodyMeasure(template: EvidenceTemplate, sizeOf: (key: string) => ValueS
   };
 }
 
-const pagesOf = (height: number) => Math.max(1, Math.ceil((height * layoutLoss) / contentHeight));
-
 /** The size of the document `input` renders to, without rendering it or filling the template body. */
 export function measureDocument(input: EvidenceDocumentInput): DocumentSize {
   const { template } = input;
@@ -191,18 +221,19 @@ export function measureDocument(input: EvidenceDocumentInput): DocumentSize {
   // evidence limits: built as they are, then the body is counted on top.
   const model = buildEvidenceDocument({ ...input, template: template && { ...template, body: null } });
   const rest = documentText(model).length;
-  const height =
-    titleHeight +
-    pairsHeight(model.summary) +
-    model.blocks.reduce((sum, block) => sum + blockHeight(block), 0);
-  if (!template?.body) return { characters: rest, pages: pagesOf(height) };
+  const parts = [
+    flowing(titleHeight),
+    ...pairsParts(model.summary),
+    ...model.blocks.flatMap((block) => blockParts(block)),
+  ];
+  if (!template?.body) return { characters: rest, pages: pagesOf(parts) };
 
   const values = new Map<string, ValueSize>();
   for (const [key, value] of Object.entries(placeholderValues(input))) {
     values.set(key, { length: value.length, ...measureText(value) });
   }
   const body = bodyMeasure(template, (key) => values.get(key));
-  return { characters: rest + body.characters, pages: pagesOf(height + body.height) };
+  return { characters: rest + body.characters, pages: pagesOf([...parts, flowing(body.height)]) };
 }
 
 /**
@@ -211,7 +242,7 @@ export function measureDocument(input: EvidenceDocumentInput): DocumentSize {
  */
 export function measureTemplate(template: EvidenceTemplate): DocumentSize {
   const body = bodyMeasure(template, () => undefined);
-  return { characters: body.characters, pages: pagesOf(titleHeight + body.height) };
+  return { characters: body.characters, pages: pagesOf([flowing(titleHeight + body.height)]) };
 }
 
 const count = (value: number) => value.toLocaleString('en-US');

@@ -124,11 +124,12 @@ describe('drawEvidence', () => {
   });
 
   it('keeps a short row whole, moving it to the next page rather than splitting it', () => {
+    // A subject of twelve lines: a row of cells, kept whole (a message's body flows).
     const message = (n: number) => ({
       to: 'a@example.com',
-      from: 'b@example.com',
-      subject: `Message ${n}`,
-      body: 'Short line.\n'.repeat(12),
+      from: `b${n}@example.com`,
+      subject: 'Short line.\n'.repeat(12),
+      body: 'Received.',
     });
     const many = drawEvidence(
       buildEvidenceDocument({

@@ -98,11 +98,37 @@ describe('measureDocument', () => {
     ['carriage returns', withBody('{{note}}', { note: 'x\r'.repeat(2000) })],
     ['three-em dashes', withBody('{{note}}', { note: '\u2e3b'.repeat(3000) })],
     ['600 one-letter lines', withBody('{{note}}', { note: 'a\n'.repeat(600) })],
+    // Rows just short of a third or a quarter of a page, kept whole: pages end well before they are full.
+    [
+      '170 fields of 15 lines',
+      withBody(
+        '',
+        Object.fromEntries(Array.from({ length: 170 }, (_, i) => [`f${i}`, `${'v\n'.repeat(14)}v`])),
+      ),
+    ],
+    [
+      '95 messages with 20-line subjects and 12-line bodies',
+      {
+        dispute: bareDispute({
+          correspondence: Array.from({ length: 95 }, () => ({
+            from: 'a@b.c',
+            to: 'c@d.e',
+            subject: `${'s\n'.repeat(19)}s`,
+            body: `${'b\n'.repeat(11)}b`,
+          })),
+        }),
+        template: null,
+        generatedAt,
+      },
+    ],
+    // Letters far wider than the average of their script.
+    ['a line of 9,000 Ԫ, three times', withBody('{{note}}\n'.repeat(3), { note: 'Ԫ'.repeat(9000) })],
+    ['a line of 9,000 @, three times', withBody('{{note}}\n'.repeat(3), { note: '@'.repeat(9000) })],
   ])('estimates %s at no fewer pages than the document engine draws', (_, input) => {
     const drawn = drawEvidence(buildEvidenceDocument(input), []).pages.length;
     const { pages } = measureDocument(input);
     expect(pages).toBeGreaterThanOrEqual(drawn);
-    expect(pages).toBeLessThanOrEqual(Math.ceil(drawn * 1.5));
+    expect(pages).toBeLessThanOrEqual(Math.ceil(drawn * 1.6));
   });
 
   it('measures the hostile case (20,000 placeholders of a 10,000-character field), and it is refused', () => {

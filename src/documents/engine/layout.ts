@@ -173,7 +173,10 @@ function itemRows(table: EvidenceTable, ownPages: number): Unit[] {
   });
 }
 
-/** An item's cells, and under them its detail and image: a page break never parts the cells from them. */
+/**
+ * An item's cells, and under them its detail and image: the cells are never parted from the detail's
+ * first line, and the detail, which may be long, flows onto the next pages.
+ */
 function withDetail(row: Row, item: TableRow): Unit {
   const indent = g.detailIndent;
   const detail = new Row(
@@ -183,6 +186,7 @@ function withDetail(row: Row, item: TableRow): Unit {
     g.cellSize,
     item.image ? null : { width: 0.5, color: colors.rule },
     { top: 1, bottom: item.image ? 0 : 3 },
+    true,
   );
   const image = item.image;
   return {
@@ -192,16 +196,29 @@ function withDetail(row: Row, item: TableRow): Unit {
       row.draw(pages);
       if (item.detail !== null) detail.draw(pages);
       if (!image) return;
-      pages.keep(4 + image.height + 5);
       pages.y += 4;
-      pages.image(left + indent, pages.y, image.width, image.height, imageIndex(image));
-      pages.y += image.height + 5;
+      drawImage(pages, left + indent, image);
+      pages.y += 5;
       pages.rule(pages.y, 0.5, colors.rule);
     },
   };
 }
 
-/** An evidence image under its category and caption, all on one page (the model sizes it to fit). */
+/**
+ * An image at its top-left corner, on the next page when it does not fit below; scaled down to the page
+ * when it is taller than a page's text (an image under a long caption).
+ */
+function drawImage(pages: Pages, x: number, image: DrawnImage): void {
+  pages.keep(image.height);
+  const scale = Math.min(1, (pages.bottom - pages.y) / image.height);
+  pages.image(x, pages.y, image.width * scale, image.height * scale, imageIndex(image));
+  pages.y += image.height * scale;
+}
+
+/**
+ * An evidence image under its category and caption, all on one page when they fit (the model sizes the
+ * image for a one-line caption); a caption too long for that flows, and the image follows it.
+ */
 function imageBlock(pages: Pages, block: Extract<DocumentBlock, { kind: 'image' }>): void {
   pages.space(18);
   const title = new Row([box(block.title, 13, 'bold', colors.text, left, contentWidth)], 13, null, {
@@ -212,16 +229,12 @@ function imageBlock(pages: Pages, block: Extract<DocumentBlock, { kind: 'image' 
     [box(block.caption, g.bodySize, 'regular', colors.muted, left, contentWidth)],
     g.bodySize,
     null,
-    {
-      top: 0,
-      bottom: 8,
-    },
+    { top: 0, bottom: 8 },
   );
   pages.keep(title.height + caption.height + block.image.height);
   title.draw(pages);
   caption.draw(pages);
-  pages.image(left, pages.y, block.image.width, block.image.height, imageIndex(block.image));
-  pages.y += block.image.height;
+  drawImage(pages, left, block.image);
 }
 
 /** The model names images `/files/<n>.<type>`, n their index in `files.images` (domain/evidence-attachments.ts). */
@@ -271,9 +284,20 @@ function footers(model: EvidenceDocument, pages: Pages): void {
   pages.pages.forEach((ops, index) => {
     const number = `Page ${index + 1} of ${count}`;
     const numberWidth = face.width(number, size);
-    const label = wrapText(model.pageLabel, face, size, contentWidth - numberWidth - 2 * gap)[0] ?? '';
+    const labels = wrapText(model.pageLabel, face, size, contentWidth - numberWidth - 2 * gap);
     const color = colors.muted;
-    ops.push({ kind: 'text', x: left, y: baseline, size, font: 'regular', color, text: label });
+    // A long dispute id wraps downwards into the margin rather than lose its end.
+    labels.forEach((text, line) => {
+      ops.push({
+        kind: 'text',
+        x: left,
+        y: baseline + line * (size + 2),
+        size,
+        font: 'regular',
+        color,
+        text,
+      });
+    });
     ops.push({
       kind: 'text',
       x: left + contentWidth - numberWidth,

@@ -107,7 +107,8 @@ function writePng(objects: PdfObjects, bytes: Uint8Array, level: number): number
 
   if (colorType === 3) {
     const entries = (palette as Buffer).length / 3;
-    if (entries > 2 ** bitDepth) throw new Undrawable(`PNG palette of ${entries} colours at ${bitDepth} bits`);
+    if (entries > 2 ** bitDepth)
+      throw new Undrawable(`PNG palette of ${entries} colours at ${bitDepth} bits`);
     const space = `[/Indexed /DeviceRGB ${entries - 1} <${(palette as Buffer).toString('hex')}>]`;
     const alpha = transparency ? paletteAlpha(png, transparency) : undefined;
     if (!alpha) {

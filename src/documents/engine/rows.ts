@@ -59,7 +59,7 @@ export class Row {
         this.#drawLines(pages, first, index, top, step);
         pages.newPage();
         first = index;
-        top = pages.y;
+        top = pages.y + this.inset.top;
       }
     }
     this.#drawLines(pages, first, this.lines, top, step);

@@ -73,6 +73,12 @@ function breakWord(word: string, face: FontFace, size: number, width: number): s
       piece = piece.slice(cut);
       pieceWidth = face.width(piece, size);
       after = 0;
+      // What was left after the punctuation may not hold this character too: then it is a line of its own.
+      if (piece !== '' && pieceWidth + characterWidth > width) {
+        pieces.push(piece);
+        piece = '';
+        pieceWidth = 0;
+      }
     }
     piece += character;
     pieceWidth += characterWidth;
