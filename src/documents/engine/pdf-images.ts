@@ -32,6 +32,8 @@ function writeJpeg(objects: PdfObjects, bytes: Uint8Array): number {
 }
 
 /** The frame header (SOF) of a baseline, extended or progressive JPEG: what PDF's DCTDecode reads. */
+const endOfImage = Buffer.from([0xff, 0xd9]);
+
 export function readJpeg(bytes: Uint8Array): { width: number; height: number; components: number } {
   const file = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (file.length < 4 || file[0] !== 0xff || file[1] !== 0xd8) throw new Undrawable('not a JPEG file');
@@ -63,8 +65,17 @@ export function readJpeg(bytes: Uint8Array): { width: number; height: number; co
     // Lossless, hierarchical and arithmetic-coded frames: not every PDF reader decodes them.
     if (marker >= 0xc3 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc)
       throw new Undrawable(`JPEG frame type ${marker.toString(16)}`);
-    // The scan follows its frame header: a file without one draws nothing in a PDF reader.
-    if (marker === 0xda && frame) return frame;
+    // The scan follows its frame header: a file without one, or cut short, draws nothing in a PDF reader.
+    // Only its shape is checked (the engine does not decode JPEG): a scan header of its components, scan
+    // data, and the end marker after it.
+    if (marker === 0xda && frame) {
+      const components = file[at + 4] as number;
+      if (components < 1 || components > 4 || length !== 6 + 2 * components)
+        throw new Undrawable('JPEG scan header malformed');
+      const data = at + 2 + length;
+      if (file.lastIndexOf(endOfImage) <= data) throw new Undrawable('JPEG without scan data');
+      return frame;
+    }
     if (marker === 0xda || marker === 0xd9) break;
     at += 2 + length;
   }
