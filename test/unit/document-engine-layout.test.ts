@@ -51,6 +51,12 @@ describe('wrapText', () => {
     expect(lines.join('')).toBe(url);
   });
 
+  it('breaks a word after punctuation and then again, never wider than the line and its overhang', () => {
+    const narrow = 40;
+    const lines = wrapText(`a/${'⸻'.repeat(2)}WWWW`, regular, size, narrow);
+    for (const line of lines) expect(regular.width(line, size)).toBeLessThanOrEqual(narrow + overhang);
+  });
+
   it('breaks a word wider than the line between whole characters, astral ones included', () => {
     const word = '𝐀'.repeat(60);
     const lines = wrapText(word, regular, size, width);
@@ -166,5 +172,52 @@ describe('drawEvidence', () => {
     const own = drawn.pages.length;
     const lines = drawn.pages.flatMap((ops) => texts(ops).map((op) => op.text)).join(' ');
     expect(lines).toContain(`Pages ${own + 1} to ${own + 3} of this file, after this document`);
+  });
+
+  it('writes a long dispute id whole in the footer, wrapping into the margin', () => {
+    const id = `dp_${'x'.repeat(180)}`;
+    const drawn = drawEvidence(
+      buildEvidenceDocument({ dispute: bareDispute({ id }), template: null, generatedAt }),
+      [],
+    );
+    const footer = texts(drawn.pages[0] ?? []).filter((op) => op.y > bottom);
+    expect(
+      footer
+        .map((op) => op.text)
+        .join('')
+        .replace('Page 1 of 1', ''),
+    ).toBe(`Dispute${id}`);
+    for (const op of footer) expect(op.y).toBeLessThan(g.pageHeight);
+  });
+
+  it('keeps an image under a caption of many lines within its page', () => {
+    // Thirty lines: the caption flows (over a third of a page) and ends halfway down a page.
+    const caption = 'line\n'.repeat(30);
+    const model = buildEvidenceDocument({ dispute: bareDispute(), template: null, generatedAt });
+    const image = { path: '/files/0.png', file: 'file_1', width: 400, height: 550 };
+    model.blocks.push({ kind: 'image', title: 'Receipt', caption, image });
+    const drawn = drawEvidence(model, []);
+    const images = drawn.pages.flat().filter((op) => op.kind === 'image');
+    expect(images).toHaveLength(1);
+    const [op] = images;
+    expect((op?.y ?? 0) + (op?.height ?? 0)).toBeLessThanOrEqual(bottom + 0.01);
+    expect((op?.width ?? 0) / (op?.height ?? 1)).toBeCloseTo(400 / 550);
+  });
+
+  it('keeps an item’s detail flowing from under its cells, not moved whole to the next page', () => {
+    // Details just short of a third of a page: moved whole with their cells, two would go on a page.
+    const body = 'b\n'.repeat(20);
+    const message = { to: 'a@example.com', from: 'b@example.com', subject: 'Long', body };
+    const drawn = drawEvidence(
+      buildEvidenceDocument({
+        dispute: bareDispute({ correspondence: Array.from({ length: 10 }, () => message) }),
+        template: null,
+        generatedAt,
+      }),
+      [],
+    );
+    expect(drawn.pages.length).toBeLessThanOrEqual(4);
+    const lines = drawn.pages.flatMap((ops) => texts(ops).filter((op) => op.text === 'b'));
+    expect(lines).toHaveLength(200);
   });
 });
