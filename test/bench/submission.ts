@@ -38,8 +38,8 @@ import {
  * worker doing no work on the same number of jobs. Same Redis, same process, same concurrency (the
  * service's default SUBMISSION_CONCURRENCY). Target: >= 0.3 of the bare worker's jobs/s.
  *
- * Each dispute's document is one page (the summary and one field), a few milliseconds of CPU on a render
- * thread; the threads are started before the clock starts.
+ * Each dispute's document is one page (the summary and one field), under half a millisecond of CPU on a
+ * render thread (the document engine); the threads are started before the clock starts.
  */
 
 const count = quick ? 100 : 2_000;

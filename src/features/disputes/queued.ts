@@ -1,14 +1,14 @@
-import { eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { anyOf } from '../../db/schema/columns.js';
-import { disputes, organisations, templates } from '../../db/schema/index.js';
+import { disputes } from '../../db/schema/index.js';
 import { builtOnce } from '../../db/statements.js';
 import { submitProblem } from '../../domain/submittable.js';
 import { prepareSubmissions } from '../submissions/prepare.js';
-import { type Claimed, feeOf } from '../submissions/records.js';
+import { type Claimed, disputesToSubmit, feeOf } from '../submissions/records.js';
 import { recordDisputeEvents } from '../webhooks/events.js';
 import { type DisputeDeps, now } from './commands.js';
 import { documentProblem } from './document-size.js';
-import { type DisputeRow, templateOfDispute } from './records.js';
+import type { DisputeRow } from './records.js';
 
 export type QueuedOutcome =
   | { status: 'prepared'; claimed: Claimed }
@@ -31,12 +31,7 @@ export type QueuedOutcome =
  * statement of the submission path (docs/architecture.md, "Indexes and statements").
  */
 const lockDisputes = builtOnce((db) =>
-  db
-    .select({ dispute: disputes, template: templates, fee: organisations.visaComplianceFee })
-    .from(disputes)
-    .innerJoin(organisations, eq(organisations.id, disputes.orgId))
-    .leftJoin(templates, templateOfDispute)
-    .where(anyOf(disputes.uid, sql.placeholder('uids'), 'uuid'))
+  disputesToSubmit(db)
     .orderBy(disputes.orgId, disputes.livemode, sql`${disputes.id} collate "C"`)
     .for('update', { of: disputes })
     .prepare('lock_queued_disputes'),

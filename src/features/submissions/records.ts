@@ -95,15 +95,20 @@ const claimSubmissions = builtOnce((db) =>
     .prepare('claim_submissions'),
 );
 
-const claimedDisputes = builtOnce((db) =>
-  db
+/**
+ * Disputes by uid (the `uids` placeholder) with what their submission needs: the template and the
+ * organisation's Visa compliance fee setting, read in the same statement.
+ */
+export function disputesToSubmit(db: Db) {
+  return db
     .select({ dispute: disputes, template: templates, fee: organisations.visaComplianceFee })
     .from(disputes)
     .innerJoin(organisations, eq(organisations.id, disputes.orgId))
     .leftJoin(templates, templateOfDispute)
-    .where(anyOf(disputes.uid, sql.placeholder('uids'), 'uuid'))
-    .prepare('claimed_disputes'),
-);
+    .where(anyOf(disputes.uid, sql.placeholder('uids'), 'uuid'));
+}
+
+const claimedDisputes = builtOnce((db) => disputesToSubmit(db).prepare('claimed_disputes'));
 
 /** A submission with its dispute, following an operator's retries to the attempt that replaced it. */
 export async function loadSubmission(db: Db, submissionId: string) {
