@@ -141,11 +141,13 @@ await runBench(async () => {
   });
   if (swept.queued !== count) throw new Error(`the sweep enqueued ${swept.queued} of ${count}`);
 
-  // The render threads started and their fonts found before the clock starts, as in a process that has
-  // rendered before: a thread's start (about a second when run from source) is not a submission's cost.
+  // The render threads started, their fonts read and their code compiled before the clock starts, as in
+  // a process that has rendered before: a thread's start (about a second when run from source) and its
+  // first documents (several times slower than the next) are not a submission's cost. 30 documents a
+  // thread, as the documents bench warms its pool.
   const warmUp = buildEvidenceDocument({ dispute: bareDispute(), template: null, generatedAt: new Date() });
   await Promise.all(
-    Array.from({ length: defaultRenderThreads() }, () => renderPool().render(warmUp, 'warm-up')),
+    Array.from({ length: 30 * defaultRenderThreads() }, () => renderPool().render(warmUp, 'warm-up')),
   );
 
   const ourSeconds = await timed(async () => {
