@@ -4,7 +4,7 @@ import { alerts, organisations } from '../../db/schema/index.js';
 import { refundRefusal, refundsOnItsOwn } from '../../domain/alert-refund-rule.js';
 import { describeError, type Logger } from '../../logger.js';
 import type { AdapterRegistry } from '../../processors/registry.js';
-import { type ProcessorAdapter, type ProcessorConnection, ProcessorError } from '../../processors/types.js';
+import type { ProcessorAdapter, ProcessorConnection, ProcessorError } from '../../processors/types.js';
 import type { SecretBox } from '../../secrets.js';
 import {
   AccountUnusableError,
@@ -12,6 +12,7 @@ import {
   bareConnection,
   connectionOf,
 } from '../accounts/connections.js';
+import { adapterFailure } from '../adapter-failure.js';
 import { recordAlertEvents } from '../webhooks/events.js';
 import { resolveByAlertRefund } from './link.js';
 
@@ -218,14 +219,7 @@ async function callProcessor(
       idempotencyKey: refundIdempotencyKey(alert.uid),
     });
   } catch (thrown) {
-    if (thrown instanceof ProcessorError) return { error: thrown };
-    log.error({ err: describeError(thrown) }, 'adapter threw');
-    // Not known whether the processor refunded: a transient failure, tried again under the same key.
-    return {
-      error: new ProcessorError(adapter.name, 'The call to the processor failed unexpectedly.', {
-        retryable: true,
-      }),
-    };
+    return { error: adapterFailure(adapter.name, thrown, log) };
   }
 }
 

@@ -27,6 +27,7 @@ import {
   bareConnection,
   connectionOf,
 } from '../accounts/connections.js';
+import { adapterFailure } from '../adapter-failure.js';
 import type { DisputeRow } from '../disputes/records.js';
 import { attachedFiles } from '../files/attachments.js';
 import { type FileStorage, postgresFileStorage } from '../files/storage.js';
@@ -217,13 +218,7 @@ async function callProcessor(
     }
     return { reference: answer.reference };
   } catch (thrown) {
-    if (thrown instanceof ProcessorError) return { error: thrown };
-    log.error({ err: describeError(thrown) }, 'adapter threw');
-    return {
-      error: new ProcessorError(adapter.name, 'The call to the processor failed unexpectedly.', {
-        retryable: true,
-      }),
-    };
+    return { error: adapterFailure(adapter.name, thrown, log) };
   }
 }
 
