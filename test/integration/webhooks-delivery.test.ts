@@ -461,7 +461,10 @@ describe('test events and redelivery', () => {
     expect(response.body).toMatchObject({
       object: 'event',
       id: eventId,
-      deliveries: [{ id: deliveryId, status: 'pending', attempts: 1, completed_at: null }],
+      deliveries: [
+        { id: deliveryId, endpoint: first.id, status: 'pending', attempts: 1, completed_at: null },
+        { endpoint: later.id, status: 'pending', attempts: 0, completed_at: null },
+      ],
       url: `/v1/events/${eventId}/redeliver`,
     });
     const [again] = (await first.receiver.waitFor(2)).slice(1);
@@ -469,7 +472,7 @@ describe('test events and redelivery', () => {
     expect(again?.verified).toBe(true);
     const [fresh] = await later.receiver.waitFor(1);
     expect(fresh?.payload).toMatchObject({ type: 'dispute.created' });
-    expect(fresh?.payload.id).not.toBe(deliveryId);
+    expect(fresh?.payload.id).toBe((response.body as { deliveries: { id: string }[] }).deliveries[1]?.id);
     await jobs.wait(deliveryId, 'completed', 2);
     expect(await deliveryRow(api, deliveryId)).toMatchObject({ status: 'succeeded', attempts: 2 });
     expect(await attemptRows(api, deliveryId)).toHaveLength(2);

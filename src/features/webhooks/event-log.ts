@@ -7,6 +7,7 @@ import { notFound } from '../../domain/errors.js';
 import type { EventType } from '../../domain/webhooks.js';
 import { ownedBy, type Tenant } from '../tenancy.js';
 import { notifyEvents } from './events.js';
+import { addOwedDeliveries } from './relay.js';
 
 /** The event log (docs/api.md, "Webhooks"): events newest first, each with how its deliveries went. */
 
@@ -52,7 +53,7 @@ export async function listEvents(db: Db, tenant: Tenant, query: PageQuery & { ty
   return { data: await withDeliveries(db, data), hasMore };
 }
 
-export async function retrieveEvent(db: Db, tenant: Tenant, id: string): Promise<LoggedEvent> {
+export async function retrieveEvent(db: Db | Tx, tenant: Tenant, id: string): Promise<LoggedEvent> {
   const [event] = await db
     .select(eventColumns)
     .from(events)
@@ -65,11 +66,13 @@ export async function retrieveEvent(db: Db, tenant: Tenant, id: string): Promise
 
 /**
  * Sends an event again: its deliveries to enabled endpoints (every delivery of a `test` event) restart as
- * pending with a fresh 3-day window, their attempt counts kept so the log stays whole; the event goes back
- * to the relay, which also creates deliveries for endpoints that match it now and queues them all.
+ * pending with a fresh 3-day window, their attempt counts kept so the log stays whole; endpoints that want it
+ * now and had no delivery get one, in the same transaction, so the answer shows every delivery it starts; the
+ * event goes back to the relay, which queues them all.
  */
 export async function redeliverEvent(db: Db, tenant: Tenant, id: string): Promise<LoggedEvent> {
-  await db.transaction(async (tx) => {
+  // Read back before the commit wakes the relay, so the answer shows what was started, not how far it got.
+  return db.transaction(async (tx) => {
     const [event] = await tx
       .select({ id: events.id })
       .from(events)
@@ -77,8 +80,9 @@ export async function redeliverEvent(db: Db, tenant: Tenant, id: string): Promis
       .for('update');
     if (!event) throw notFound.event(id);
     await restartDeliveries(tx, [id]);
+    await addOwedDeliveries(tx, [id], new Date());
+    return retrieveEvent(tx, tenant, id);
   });
-  return retrieveEvent(db, tenant, id);
 }
 
 /**
@@ -116,7 +120,7 @@ export async function restartDeliveries(tx: Tx, eventIds: readonly string[], whi
   return restarted.map((row) => row.id);
 }
 
-async function withDeliveries(db: Db, rows: LoggedEvent['event'][]): Promise<LoggedEvent[]> {
+async function withDeliveries(db: Db | Tx, rows: LoggedEvent['event'][]): Promise<LoggedEvent[]> {
   if (rows.length === 0) return [];
   const deliveries = await db
     .select()

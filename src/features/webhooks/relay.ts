@@ -186,13 +186,7 @@ async function relayBatch(deps: RelayDeps, scope: BatchScope): Promise<BatchOutc
       .set({ relayedAt: now })
       .where(anyOf(events.id, eventIds, 'text'));
     const restarted = await pendingOfEvents.run(tx, { eventIds: JSON.stringify(eventIds) });
-    const planned = plans.slice(0, taken).flat();
-    const created = [];
-    // In parts, for the one event whose own deliveries are more than a batch's (endpoints made before the cap).
-    for (let start = 0; start < planned.length; start += deliveryRowsPerBatch) {
-      const part = planned.slice(start, start + deliveryRowsPerBatch);
-      created.push(...(await insertDeliveries.run(tx, { rows: JSON.stringify(part) })));
-    }
+    const created = await insertPlanned(tx, plans.slice(0, taken).flat());
     return {
       eventCount: batch.length,
       more: candidates.length === batchSize || taken < candidates.length,
@@ -205,6 +199,34 @@ async function relayBatch(deps: RelayDeps, scope: BatchScope): Promise<BatchOutc
     ...restarted.map((row) => deps.deliveries.restart(String(row.id))),
   ]);
   return { events: eventCount, queued: created.length + restarted.length, enqueued, more };
+}
+
+/**
+ * The deliveries these events are owed now and lack, created inside the caller's transaction: a redelivery
+ * (event-log.ts) answers with every delivery it starts. The relay queues them when the events come back to it.
+ */
+export async function addOwedDeliveries(tx: Tx, eventIds: readonly string[], now: Date): Promise<void> {
+  const batch = await tx
+    .select({
+      id: events.id,
+      orgId: events.orgId,
+      livemode: events.livemode,
+      type: events.type,
+      disputeUid: events.disputeUid,
+    })
+    .from(events)
+    .where(anyOf(events.id, eventIds, 'text'));
+  await insertPlanned(tx, (await plannedDeliveries(tx, batch, now)).flat());
+}
+
+/** Inserts planned deliveries, in parts for the one event whose own are more than a batch's (endpoints made before the cap). */
+async function insertPlanned(tx: Tx, planned: readonly object[]) {
+  const created = [];
+  for (let start = 0; start < planned.length; start += deliveryRowsPerBatch) {
+    const part = planned.slice(start, start + deliveryRowsPerBatch);
+    created.push(...(await insertDeliveries.run(tx, { rows: JSON.stringify(part) })));
+  }
+  return created;
 }
 
 /** How many of the events, oldest first, a batch takes: as many as their deliveries fit, at least one. */
