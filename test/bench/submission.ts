@@ -40,9 +40,16 @@ import {
  *
  * Each dispute's document is one page (the summary and one field), under half a millisecond of CPU on a
  * render thread (the document engine); the threads are started before the clock starts.
+ *
+ * Both sides measure a process that has worked before: each first runs `warmUp` jobs of its own, with a
+ * worker started and closed for them, and the clock then times a new worker over the measured jobs. A
+ * cold process spends its first 200 ms opening Postgres connections and compiling code, which in a
+ * 100-dispute run was half the time and no submission's cost (docs/contributing.md, "Response documents:
+ * figures and profiles").
  */
 
 const count = quick ? 100 : 2_000;
+const warmUp = 50;
 const target = 0.3;
 
 await runBench(async () => {
@@ -60,22 +67,26 @@ await runBench(async () => {
   // The baseline: a worker that does nothing, on jobs added beforehand.
   const bare = new Queue('bare', { connection: new Redis(redisUrl), prefix });
   onCleanup(() => bare.close());
-  await bare.addBulk(Array.from({ length: count }, (_, n) => ({ name: 'noop', data: { n } })));
-  const bareSeconds = await timed(
-    () =>
-      new Promise<void>((resolve) => {
-        let done = 0;
-        const worker = new Worker('bare', async () => undefined, {
-          connection: new Redis(redisUrl, { maxRetriesPerRequest: null }),
-          prefix,
-          concurrency,
-        });
-        worker.on('completed', () => {
-          done += 1;
-          if (done === count) void worker.close().then(resolve);
-        });
-      }),
-  );
+  const runBare = async (jobs: number) => {
+    await bare.addBulk(Array.from({ length: jobs }, (_, n) => ({ name: 'noop', data: { n } })));
+    return timed(
+      () =>
+        new Promise<void>((resolve) => {
+          let done = 0;
+          const worker = new Worker('bare', async () => undefined, {
+            connection: new Redis(redisUrl, { maxRetriesPerRequest: null }),
+            prefix,
+            concurrency,
+          });
+          worker.on('completed', () => {
+            done += 1;
+            if (done === jobs) void worker.close().then(resolve);
+          });
+        }),
+    );
+  };
+  await runBare(warmUp);
+  const bareSeconds = await runBare(count);
   const bareRate = count / bareSeconds;
   console.log(
     `bare BullMQ worker           ${bareRate.toFixed(0).padStart(7)} jobs/s   (${count} in ${bareSeconds.toFixed(2)} s)`,
@@ -96,23 +107,27 @@ await runBench(async () => {
     fields: [{ key: 'order_id', type: 'text', required: true, description: null }],
   });
   const dueBy = new Date(Date.now() + 30 * 86_400_000);
-  for (let start = 0; start < count; start += 1000) {
-    await db.insert(disputes).values(
-      Array.from({ length: Math.min(1000, count - start) }, (_, n) => ({
-        orgId: org.org,
-        livemode: false,
-        id: `dp_bench_${start + n}`,
-        state: 'queued',
-        reason: 'fraudulent',
-        source: 'mock',
-        charge: `ch_bench_${start + n}`,
-        dueBy,
-        submitAt: new Date(Date.now() - 1000),
-        template: 'bench',
-        fields: { order_id: `A-${start + n}` },
-      })),
-    );
-  }
+  let inserted = 0;
+  const insertQueued = async (total: number) => {
+    for (let done = 0; done < total; done += 1000) {
+      await db.insert(disputes).values(
+        Array.from({ length: Math.min(1000, total - done) }, (_, n) => ({
+          orgId: org.org,
+          livemode: false,
+          id: `dp_bench_${inserted + n}`,
+          state: 'queued' as const,
+          reason: 'fraudulent',
+          source: 'mock',
+          charge: `ch_bench_${inserted + n}`,
+          dueBy,
+          submitAt: new Date(Date.now() - 1000),
+          template: 'bench',
+          fields: { order_id: `A-${inserted + n}` },
+        })),
+      );
+      inserted += Math.min(1000, total - done);
+    }
+  };
   const logger = pino({ level: 'warn' });
   const queues = openQueues({ redis: redisAt(redisUrl), prefix });
   onCleanup(() => queues.close());
@@ -131,38 +146,56 @@ await runBench(async () => {
       DEADLINE_SWEEP_SECONDS: 3600,
     },
   };
-  const swept = await sweepDeadlines({
-    db,
-    submitter: createQueueSubmitter({ db, queues, logger, waitMs: 0 }),
-    removals: createQueueRemovalDispatcher({ queues, logger }),
-    dueSoonMs: 0,
-    lookaheadMs: 0,
-    unattendedAfterMs: 60_000,
-  });
-  if (swept.queued !== count) throw new Error(`the sweep enqueued ${swept.queued} of ${count}`);
+  const submitter = createQueueSubmitter({ db, queues, logger, waitMs: 0 });
+  const removals = createQueueRemovalDispatcher({ queues, logger });
+  /** Queues `total` disputes due now and puts them on the queue with the deadline sweep. */
+  const queueDisputes = async (total: number) => {
+    await insertQueued(total);
+    const swept = await sweepDeadlines({
+      db,
+      submitter,
+      removals,
+      dueSoonMs: 0,
+      lookaheadMs: 0,
+      unattendedAfterMs: 60_000,
+    });
+    if (swept.queued !== total) throw new Error(`the sweep enqueued ${swept.queued} of ${total}`);
+  };
+  /** Starts the submission worker and times it until every queued dispute is submitted. */
+  const submitAll = () =>
+    timed(async () => {
+      const running = await startWorkers(engine, ['submission']);
+      try {
+        for (;;) {
+          const [row] = await connection.sql<{ n: number }[]>`
+            select count(*)::int as n from disputes where state = 'submitted'`;
+          if ((row?.n ?? 0) >= inserted) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      } finally {
+        await running.close(1000);
+      }
+    });
 
   // The render threads started, their fonts read and their code compiled before the clock starts, as in
   // a process that has rendered before: a thread's start (about a second when run from source) and its
   // first documents (several times slower than the next) are not a submission's cost. 30 documents a
   // thread, as the documents bench warms its pool.
-  const warmUp = buildEvidenceDocument({ dispute: bareDispute(), template: null, generatedAt: new Date() });
-  await Promise.all(
-    Array.from({ length: 30 * defaultRenderThreads() }, () => renderPool().render(warmUp, 'warm-up')),
-  );
-
-  const ourSeconds = await timed(async () => {
-    const running = await startWorkers(engine, ['submission']);
-    onCleanup(() => running.close(1000));
-    for (;;) {
-      const [row] = await connection.sql<{ n: number }[]>`
-        select count(*)::int as n from disputes where state = 'submitted'`;
-      if ((row?.n ?? 0) >= count) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+  const warmDocument = buildEvidenceDocument({
+    dispute: bareDispute(),
+    template: null,
+    generatedAt: new Date(),
   });
-  if (mock.accepted.size !== count || mock.calls !== count) {
+  await Promise.all(
+    Array.from({ length: 30 * defaultRenderThreads() }, () => renderPool().render(warmDocument, 'warm-up')),
+  );
+  await queueDisputes(warmUp);
+  await submitAll();
+  await queueDisputes(count);
+  const ourSeconds = await submitAll();
+  if (mock.accepted.size !== inserted || mock.calls !== inserted) {
     throw new Error(
-      `the processor saw ${mock.calls} calls and accepted ${mock.accepted.size}; expected ${count}`,
+      `the processor saw ${mock.calls} calls and accepted ${mock.accepted.size}; expected ${inserted}`,
     );
   }
   const ourRate = count / ourSeconds;
