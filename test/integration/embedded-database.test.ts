@@ -839,7 +839,7 @@ describe('webhooks', () => {
         const testDeliveries = await db
           .select()
           .from(webhookDeliveries)
-          .where(eq(webhookDeliveries.eventId, testEvent));
+          .where(eq(webhookDeliveries.eventId, testEvent.event.id));
         expect(testDeliveries).toMatchObject([{ endpointId: good.endpoint.id, status: 'pending' }]);
 
         await deleteEndpoint(db, tenant, good.endpoint.id);

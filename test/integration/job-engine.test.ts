@@ -32,6 +32,12 @@ const hour = 3_600_000;
 /** The organisation's default queue lead is 24 hours: a dispute due this long from now goes out at once. */
 const lead = 24 * hour;
 
+/**
+ * What a test does between queueing a dispute and its moment (reads, an edit, jobs looked at) must be done
+ * before the moment comes, on a loaded CI machine too: a second took over 1.1 s there.
+ */
+const soon = 5000;
+
 /** A submittable dispute whose queued submission is due `ms` from now. */
 async function dueIn(ms: number, overrides: Record<string, unknown> = {}) {
   const { dispute } = await submittableDispute(api, tenant, overrides);
@@ -77,7 +83,7 @@ function sweep(options: { lookaheadMs?: number; dueSoonMs?: number } = {}) {
 
 describe('a queued dispute', () => {
   it('gets one delayed job at submit_at and is submitted then, not before', async () => {
-    const id = await dueIn(2000);
+    const id = await dueIn(soon);
     const stored = await queue(id);
     expect(stored.state).toBe('queued');
     const jobs = await jobsOf(stored.uid);
@@ -85,7 +91,7 @@ describe('a queued dispute', () => {
     expect(await jobs[0]?.getState()).toBe('delayed');
 
     await expect
-      .poll(async () => (await getDispute(api, tenant.key, id)).state, { timeout: 10_000 })
+      .poll(async () => (await getDispute(api, tenant.key, id)).state, { timeout: 20_000 })
       .toBe('submitted');
     const submitted = await readStored(api, tenant, id);
     expect(submitted.submittedAt?.getTime()).toBeGreaterThanOrEqual(stored.submitAt?.getTime() ?? Infinity);
@@ -93,7 +99,7 @@ describe('a queued dispute', () => {
   });
 
   it('submits the evidence as edited while it waited, with still one job', async () => {
-    const id = await dueIn(2000);
+    const id = await dueIn(soon);
     const stored = await queue(id);
     const edit = await api.call('PUT', `/v1/disputes/${id}`, {
       key: tenant.key,
@@ -103,7 +109,7 @@ describe('a queued dispute', () => {
     expect((await jobsOf(stored.uid)).map((job) => job.id)).toEqual([queuedJobId(stored)]);
 
     await expect
-      .poll(async () => (await getDispute(api, tenant.key, id)).state, { timeout: 10_000 })
+      .poll(async () => (await getDispute(api, tenant.key, id)).state, { timeout: 20_000 })
       .toBe('submitted');
     expect(acceptedSubmissions(api, id).map((recorded) => recorded.request.evidence.fields)).toEqual([
       { order_id: 'A-1001', note: 'edited' },
@@ -164,12 +170,12 @@ describe('a queued dispute', () => {
   });
 
   it('that can no longer be submitted when its moment comes returns to needs_response, failing its job', async () => {
-    const id = await dueIn(1000);
+    const id = await dueIn(soon);
     const stored = await queue(id);
     // A field the template requires disappears behind the API's back (the API refuses such an edit).
     await writeStored(api, tenant, id, { fields: {} });
     const job = await api.queues.byName.submission.getJob(queuedJobId(stored));
-    await expect.poll(async () => job?.getState(), { timeout: 10_000 }).toBe('failed');
+    await expect.poll(async () => job?.getState(), { timeout: 20_000 }).toBe('failed');
     expect((await api.queues.byName.submission.getJob(queuedJobId(stored)))?.failedReason).toMatch(
       /Missing required fields: order_id/,
     );

@@ -131,24 +131,25 @@ export async function redeliverDeliveries(
         'text',
       ),
     );
-    return { rows, restartable };
+    // Read back before the commit wakes the relay: as restarted, not however far they got since.
+    const redelivered =
+      restartable.length === 0
+        ? []
+        : await tx
+            .select(viewColumns)
+            .from(webhookDeliveries)
+            .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+            .where(
+              anyOf(
+                webhookDeliveries.id,
+                restartable.map((row) => row.id),
+                'text',
+              ),
+            )
+            .orderBy(webhookDeliveries.createdAt, webhookDeliveries.id);
+    return { rows, restartable, redelivered };
   });
-  // As they stand now (the relay may have run already): pending again, or sent.
-  const redelivered =
-    chosen.restartable.length === 0
-      ? []
-      : await db
-          .select(viewColumns)
-          .from(webhookDeliveries)
-          .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
-          .where(
-            anyOf(
-              webhookDeliveries.id,
-              chosen.restartable.map((row) => row.id),
-              'text',
-            ),
-          )
-          .orderBy(webhookDeliveries.createdAt, webhookDeliveries.id);
+  const { redelivered } = chosen;
   const skipped = chosen.rows
     .filter((row) => !chosen.restartable.includes(row))
     .map((row) => {

@@ -9,6 +9,7 @@ import { idPrefixes, newId } from '../../ids.js';
 import type { SecretBox } from '../../secrets.js';
 import { sealedAt } from '../secrets/sealed-columns.js';
 import { ownedBy, type Tenant } from '../tenancy.js';
+import { type LoggedEvent, retrieveEvent } from './event-log.js';
 import { notifyEvents } from './events.js';
 import type { CreateEndpointInput, UpdateEndpointInput } from './inputs.js';
 
@@ -185,9 +186,9 @@ export async function deleteEndpoint(db: Db, tenant: Tenant, id: string): Promis
 /**
  * Records a `test` event with its one delivery, to this endpoint only, and wakes the relay, which hands
  * the delivery to the webhook queue. A disabled endpoint gets it too, so it can be checked before it is
- * enabled again. Returns the event's id.
+ * enabled again. Returns the event with its delivery as recorded.
  */
-export async function recordTestEvent(db: Db, tenant: Tenant, endpointId: string): Promise<string> {
+export async function recordTestEvent(db: Db, tenant: Tenant, endpointId: string): Promise<LoggedEvent> {
   return db.transaction(async (tx) => {
     const [endpoint] = await tx
       .select({ id: webhookEndpoints.id })
@@ -206,6 +207,7 @@ export async function recordTestEvent(db: Db, tenant: Tenant, endpointId: string
       nextAttemptAt: at,
     });
     await notifyEvents(tx);
-    return eventId;
+    // Read back before the commit wakes the relay: the delivery as recorded, not however far it got since.
+    return retrieveEvent(tx, tenant, eventId);
   });
 }

@@ -1,5 +1,4 @@
 import { recordTestEvent } from '../../../features/webhooks/endpoints.js';
-import { retrieveEvent } from '../../../features/webhooks/event-log.js';
 import { eventObject } from '../../../features/webhooks/objects.js';
 import { defineEndpoint } from '../../endpoint.js';
 import { webhookEndpointIdParameter } from '../../inputs/params.js';
@@ -17,8 +16,7 @@ export const testWebhookEndpointEndpoint = defineEndpoint({
     errors: ['webhook_endpoint_not_found'],
   },
   async handle({ caller, params, url, deps }) {
-    const eventId = await recordTestEvent(deps.db, caller, params.id);
-    const logged = await retrieveEvent(deps.db, caller, eventId);
+    const logged = await recordTestEvent(deps.db, caller, params.id);
     return { status: 202, body: eventObject(logged, url) };
   },
 });
