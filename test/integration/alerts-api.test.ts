@@ -14,7 +14,9 @@ import { receivingEndpoint } from '../helpers/webhooks.js';
 
 let api: TestApi;
 beforeAll(async () => {
-  api = await startTestApi();
+  // The webhook worker only (the relay and deliveries): a mirror worker would poll the tenants' mock
+  // accounts on its own schedule and could take their alerts before the test's own poll.
+  api = await startTestApi({ workers: ['webhook'] });
 });
 afterAll(async () => {
   await api.close();

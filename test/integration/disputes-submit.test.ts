@@ -24,10 +24,12 @@ import { fullSubmission } from '../helpers/evidence-documents.js';
 let api: TestApi;
 let tenant: Tenant;
 beforeAll(async () => {
-  api = await startTestApi({ env: { SUBMIT_WAIT_MS: '1500' } });
+  // A wait shorter than the default keeps the 202 test (a processor that stays unavailable) quick, and
+  // long enough that a loaded CI machine still answers the 201s in it (1.5 s left little margin).
+  api = await startTestApi({ env: { SUBMIT_WAIT_MS: '5000' } });
   tenant = await newTenant(api);
-  // The short wait keeps the 202 tests quick; starting the process's first render thread (loading the PDF
-  // engine, from source in tests) is not what a 201 here is about, and on a busy machine it can take it.
+  // Starting the process's first render thread (loading the PDF engine, from source in tests) is not what
+  // a 201 here is about, and on a busy machine it can take the wait.
   await renderPool().render(buildEvidenceDocument(fullSubmission(1)), tenant.org);
 });
 afterAll(async () => {

@@ -98,17 +98,37 @@ describe('running a prepared submission', () => {
   it('renews its lease while the processor call lasts', async () => {
     const { dispute } = await submittableDispute(api, tenant);
     const submission = await interruptedSubmission(dispute.id);
+    // A processor that answers only when told to: the call lasts as long as the test needs.
+    let called = () => {};
+    const calling = new Promise<void>((resolve) => {
+      called = resolve;
+    });
+    let answer = () => {};
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
     class SlowAdapter extends MockAdapter {
       override async submitEvidence(...request: Parameters<MockAdapter['submitEvidence']>) {
-        await new Promise((resolve) => setTimeout(resolve, 1500));
+        called();
+        await answered;
         return super.submitEvidence(...request);
       }
     }
-    const deps = { ...depsWith(new SlowAdapter()), leaseMs: 600 };
+    const deps = { ...depsWith(new SlowAdapter()), leaseMs: 2000 };
     const running = runSubmission(deps, submission, first);
-    // Past the first lease's end the call is still under way, and nobody else may take the attempt.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await calling;
+    const firstEnd = (await submissionRow(submission))?.claimedUntil?.getTime() ?? Infinity;
+    // Past the first lease's end, the call still under way: renewed, and nobody else may take the attempt.
+    await expect
+      .poll(
+        async () =>
+          Date.now() > firstEnd &&
+          ((await submissionRow(submission))?.claimedUntil?.getTime() ?? 0) > firstEnd,
+        { timeout: 10_000 },
+      )
+      .toBe(true);
     expect(await runSubmission(deps, submission, first)).toEqual({ status: 'in_flight' });
+    answer();
     expect(await running).toEqual({ status: 'succeeded' });
   });
 

@@ -19,7 +19,8 @@ export class MockAccountAlerts {
   add(overrides: Partial<NormalizedAlert> = {}): NormalizedAlert {
     sequence += 1;
     const alert: NormalizedAlert = {
-      id: `issfr_mock_${sequence}`,
+      // Zero-padded, so that ids sort as they were raised (the API breaks ties of created_at by id).
+      id: `issfr_mock_${String(sequence).padStart(8, '0')}`,
       charge: `ch_mock_alerted_${sequence}`,
       amount: 2000,
       currency: 'usd',
