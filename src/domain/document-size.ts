@@ -10,8 +10,8 @@ import {
 } from './evidence-document.js';
 import { placeholderValues } from './evidence-format.js';
 import type { EvidenceTable } from './evidence-tables.js';
-import { glyphWidth } from './glyph-widths.js';
 import { bodyLines, scanPlaceholders } from './template-body.js';
+import { bodyLine, measureText, type TextSize, wrappedLines } from './text-measure.js';
 
 /**
  * How big a response document would be, measured without building it: a template body of
@@ -44,7 +44,6 @@ export interface DocumentLimits {
 // The layout's page and type (domain/document-geometry.ts); the line pitches are what its pages measure,
 // rounded up.
 const { bodySize, cellSize, cellPadding, labelWidth: pairLabelWidth, detailIndent } = documentGeometry;
-const bodyLine = 12.5;
 const cellLine = 11;
 const rowPadding = 6;
 /** A heading, a table's title, the space around them. */
@@ -88,40 +87,6 @@ function pagesOf(parts: Part[]): number {
     }
   }
   return pages;
-}
-
-/** Every way Typst breaks a line: LF, CR (alone or before LF), NEL, the line and paragraph separators. */
-const lineBreak = /\r\n|[\n\r\u0085\u2028\u2029]/;
-
-function isLineBreak(code: number, next: number): boolean {
-  if (code === 13) return next !== 10; // CR LF is one break, counted at the LF
-  return code === 10 || code === 0x85 || code === 0x2028 || code === 0x2029;
-}
-
-/** The width of `text` (from `start` to `end`) in ems, and how many line breaks it holds. */
-function measureText(text: string, start = 0, end = text.length): TextSize {
-  let ems = 0;
-  let breaks = 0;
-  for (let at = start; at < end; at += 1) {
-    const code = text.charCodeAt(at);
-    if (isLineBreak(code, text.charCodeAt(at + 1))) breaks += 1;
-    else if (code !== 13) ems += glyphWidth(code);
-  }
-  return { ems, breaks };
-}
-
-interface TextSize {
-  ems: number;
-  breaks: number;
-}
-
-/** Lines `text` wraps to in `width` points at `fontSize`: each of its own lines takes at least one. */
-function wrappedLines(text: string, width: number, fontSize: number): number {
-  let lines = 0;
-  for (const line of text.split(lineBreak)) {
-    lines += Math.max(1, Math.ceil((measureText(line).ems * fontSize) / width));
-  }
-  return lines;
 }
 
 function pairsParts(rows: LabelledValue[]): Part[] {

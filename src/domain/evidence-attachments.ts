@@ -1,9 +1,10 @@
-import { contentHeight, contentWidth } from './document-geometry.js';
+import { contentHeight, contentWidth, documentGeometry } from './document-geometry.js';
 import type { Product } from './evidence.js';
 import type { EvidenceFileCategory, FileType } from './evidence-files.js';
 import { humanize, joined } from './evidence-format.js';
 import type { DrawnImage, EvidenceTable, TableRow } from './evidence-tables.js';
 import type { PixelSize } from './image-size.js';
+import { bodyLine, wrappedLines } from './text-measure.js';
 
 /**
  * The evidence files in the response document (docs/api.md, "Files"): a file the processor takes in a
@@ -44,8 +45,15 @@ export interface DocumentFiles {
 
 /** A pixel is drawn as 0.75 pt (96 per inch): never larger, smaller when the page is narrower. */
 const pointsPerPixel = 0.75;
-/** An image leaves room on its page for its heading and caption. */
-export const imageMaxHeight = contentHeight - 80;
+/**
+ * An image is drawn on one page under its heading and caption: what the page leaves it. 80 points hold
+ * the heading and a caption of two lines; a longer caption (a description may have 1,000 characters)
+ * takes its lines, counted high, from the image, which would otherwise run past the page's foot.
+ */
+function imageRoom(caption: string): number {
+  const captionLines = wrappedLines(caption, contentWidth, documentGeometry.bodySize) + 1;
+  return contentHeight - Math.max(80, 40 + captionLines * bodyLine);
+}
 const thumbnail = { width: 160, height: 120 };
 
 /**
@@ -118,13 +126,13 @@ export function attachmentBlocks(files: readonly DocumentFile[], placer: ImagePl
       const where = `Appended after this document (attachment pages ${appended.first} to ${appended.last})`;
       rows.push({ cells: cells(where), detail: null, appended });
     } else {
-      const image = placer.draw(file, contentWidth, imageMaxHeight);
+      const caption = joined([file.description, file.filename], ' · ');
+      const image = placer.draw(file, contentWidth, imageRoom(caption));
       if ('notDrawn' in image) {
         rows.push({ cells: cells(`Not shown: ${image.notDrawn}`), detail: null });
         continue;
       }
       rows.push({ cells: cells('Shown in this document'), detail: null });
-      const caption = joined([file.description, file.filename], ' · ');
       images.push({ kind: 'image', title: humanize(file.category), caption, image });
     }
   }

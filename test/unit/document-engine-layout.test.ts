@@ -204,6 +204,41 @@ describe('drawEvidence', () => {
     expect((op?.width ?? 0) / (op?.height ?? 1)).toBeCloseTo(400 / 550);
   });
 
+  it('draws an image under a caption of 1,000 characters on one page with its heading and caption', () => {
+    // The model leaves the image the room its caption does not take (domain/evidence-attachments.ts):
+    // drawn whole, not scaled down by the layout nor parted from its caption.
+    const description = 'A long description of the receipt, as a merchant may write one. '
+      .repeat(16)
+      .slice(0, 1000);
+    const model = buildEvidenceDocument({
+      dispute: bareDispute(),
+      template: null,
+      generatedAt,
+      files: [
+        {
+          id: 'file_tall',
+          category: 'receipt',
+          description,
+          filename: 'tall.png',
+          type: 'png',
+          pages: null,
+          pixels: { width: 600, height: 1000 },
+          slot: null,
+        },
+      ],
+    });
+    const block = model.blocks.find((candidate) => candidate.kind === 'image');
+    const drawn = drawEvidence(model, []);
+    const ops = drawn.pages.find((page) => page.some((op) => op.kind === 'image')) ?? [];
+    const image = ops.find((op) => op.kind === 'image');
+    const texts = ops.filter((op): op is TextOp => op.kind === 'text').map((op) => op.text);
+    expect(texts).toContain('Receipt');
+    expect(texts.some((text) => text.endsWith('tall.png'))).toBe(true);
+    expect(texts.some((text) => text.startsWith('A long description'))).toBe(true);
+    expect(image?.height).toBeCloseTo(block?.kind === 'image' ? block.image.height : 0);
+    expect((image?.y ?? 0) + (image?.height ?? 0)).toBeLessThanOrEqual(bottom + 0.01);
+  });
+
   it('keeps an item’s detail flowing from under its cells, not moved whole to the next page', () => {
     // Details just short of a third of a page: moved whole with their cells, two would go on a page.
     const body = 'b\n'.repeat(20);

@@ -216,8 +216,8 @@ function drawImage(pages: Pages, x: number, image: DrawnImage): void {
 }
 
 /**
- * An evidence image under its category and caption, all on one page when they fit (the model sizes the
- * image for a one-line caption); a caption too long for that flows, and the image follows it.
+ * An evidence image under its category and caption, all on one page (the model leaves the image the room
+ * its caption does not take); should they not fit after all, the caption flows and the image follows it.
  */
 function imageBlock(pages: Pages, block: Extract<DocumentBlock, { kind: 'image' }>): void {
   pages.space(18);
