@@ -164,13 +164,7 @@ async function relayBatch(deps: RelayDeps, scope: BatchScope): Promise<BatchOutc
     // Skip locked, so relays running at once (a notification and the schedule) take different events;
     // those read but not taken (their deliveries did not fit) are let go when the transaction ends.
     const candidates = await tx
-      .select({
-        id: events.id,
-        orgId: events.orgId,
-        livemode: events.livemode,
-        type: events.type,
-        disputeUid: events.disputeUid,
-      })
+      .select(relayedColumns)
       .from(events)
       .where(claimable(scope))
       .orderBy(asc(events.createdAt))
@@ -207,13 +201,7 @@ async function relayBatch(deps: RelayDeps, scope: BatchScope): Promise<BatchOutc
  */
 export async function addOwedDeliveries(tx: Tx, eventIds: readonly string[], now: Date): Promise<void> {
   const batch = await tx
-    .select({
-      id: events.id,
-      orgId: events.orgId,
-      livemode: events.livemode,
-      type: events.type,
-      disputeUid: events.disputeUid,
-    })
+    .select(relayedColumns)
     .from(events)
     .where(anyOf(events.id, eventIds, 'text'));
   await insertPlanned(tx, (await plannedDeliveries(tx, batch, now)).flat());
@@ -240,6 +228,15 @@ function fitting(plans: readonly unknown[][]): number {
   }
   return taken;
 }
+
+/** What planning an event's deliveries reads of it. */
+const relayedColumns = {
+  id: events.id,
+  orgId: events.orgId,
+  livemode: events.livemode,
+  type: events.type,
+  disputeUid: events.disputeUid,
+};
 
 type RelayedEvent = { id: string; orgId: string; livemode: boolean; type: string; disputeUid: string | null };
 
