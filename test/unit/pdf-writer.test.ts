@@ -162,7 +162,7 @@ describe('writePdf: what the layout must not hand it', () => {
     expect(() => writePdf({ ...drawing, pages: [] })).toThrow('a drawing of no pages');
   });
 
-  it('embeds exactly the glyphs a document draws: the same glyphs, the same font file', () => {
+  it('embeds the glyphs a short document draws, and all printable ASCII for one that draws half of them', () => {
     // The font file's stream: its /Length1 (the file's length) and its deflated bytes.
     const fontFile = (line: string) => {
       const text = writePdf(textDrawing([[line, 'regular']])).toString('latin1');
@@ -178,5 +178,9 @@ describe('writePdf: what the layout must not hand it', () => {
     for (let code = 0x20; code < 0x7f; code++) ascii += String.fromCharCode(code);
     // Glyph outlines are most of a font file: two glyphs are a small part of the 95 printable ones.
     expect(fontFile('ab').length).toBeLessThan(fontFile(ascii).length / 4);
+    // Sixty of them: rounded up to all, the file longer documents in plain English share.
+    expect(fontFile(ascii.slice(0, 60))).toEqual(fontFile(ascii));
+    expect(fontFile(ascii.slice(0, 40)).length).toBeLessThan(fontFile(ascii).length);
+    expect(fontFile(`${ascii.slice(0, 60)}Ł`).bytes).not.toBe(fontFile(ascii).bytes);
   });
 });
