@@ -156,12 +156,12 @@ export const evidenceLayout = String.raw`
   } else if part.kind == "paragraph" {
     block(below: 7pt, part.text)
   } else if part.kind == "image" {
-    // An evidence image under its category and caption, all on one page (the model sizes it to fit).
-    block(above: 18pt, below: 0pt, breakable: false, {
-      block(below: 4pt, text(size: 13pt, weight: "bold", part.title))
-      block(below: 8pt, text(fill: colors.muted, part.caption))
-      picture(part.image)
-    })
+    // An evidence image under its category and caption, which stick to it: all on one page when they fit
+    // (the model leaves the image what its caption does not take); a caption longer than a page flows, and
+    // the image follows it.
+    block(above: 18pt, below: 4pt, sticky: true, text(size: 13pt, weight: "bold", part.title))
+    block(above: 4pt, below: 8pt, sticky: true, text(fill: colors.muted, part.caption))
+    block(above: 8pt, below: 0pt, breakable: false, picture(part.image))
   } else {
     v(18pt, weak: true)
     if part.kind == "pairs" { with-header(index, part, pairs(part.rows)) } else {

@@ -48,11 +48,12 @@ const pointsPerPixel = 0.75;
 /**
  * An image is drawn on one page under its heading and caption: what the page leaves it. 80 points hold
  * the heading and a caption of two lines; a longer caption (a description may have 1,000 characters)
- * takes its lines, counted high, from the image, which would otherwise run past the page's foot.
+ * takes its lines, counted high, from the image, which would otherwise run past the page's foot. Half a
+ * page at least: a caption longer than that flows over pages of its own, and the image follows it.
  */
 function imageRoom(caption: string): number {
   const captionLines = wrappedLines(caption, contentWidth, documentGeometry.bodySize) + 1;
-  return contentHeight - Math.max(80, 40 + captionLines * bodyLine);
+  return Math.max(contentHeight / 2, contentHeight - Math.max(80, 40 + captionLines * bodyLine));
 }
 const thumbnail = { width: 160, height: 120 };
 

@@ -239,6 +239,35 @@ describe('drawEvidence', () => {
     expect((image?.y ?? 0) + (image?.height ?? 0)).toBeLessThanOrEqual(bottom + 0.01);
   });
 
+  it('draws an image under a caption of hundreds of lines at half a page at least, after the caption', () => {
+    const description = 'a line\n'.repeat(120);
+    const model = buildEvidenceDocument({
+      dispute: bareDispute(),
+      template: null,
+      generatedAt,
+      files: [
+        {
+          id: 'file_tall',
+          category: 'receipt',
+          description,
+          filename: 'tall.png',
+          type: 'png',
+          pages: null,
+          pixels: { width: 600, height: 1000 },
+          slot: null,
+        },
+      ],
+    });
+    const block = model.blocks.find((candidate) => candidate.kind === 'image');
+    expect(block?.kind === 'image' && block.image.height).toBeGreaterThanOrEqual(
+      (bottom - g.margins.top) / 2,
+    );
+    const image = drawEvidence(model, [])
+      .pages.flat()
+      .find((op) => op.kind === 'image');
+    expect((image?.y ?? 0) + (image?.height ?? 0)).toBeLessThanOrEqual(bottom + 0.01);
+  });
+
   it('keeps an item’s detail flowing from under its cells, not moved whole to the next page', () => {
     // Details just short of a third of a page: moved whole with their cells, two would go on a page.
     const body = 'b\n'.repeat(20);
