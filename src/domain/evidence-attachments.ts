@@ -52,7 +52,8 @@ const pointsPerPixel = 0.75;
  * page at least: a caption longer than that flows over pages of its own, and the image follows it.
  */
 function imageRoom(caption: string): number {
-  const captionLines = wrappedLines(caption, contentWidth, documentGeometry.bodySize) + 1;
+  // Words wrap whole, so lines end before they are full: a fifth more, and one, for the estimate's misses.
+  const captionLines = Math.ceil(wrappedLines(caption, contentWidth, documentGeometry.bodySize) * 1.2) + 1;
   return Math.max(contentHeight / 2, contentHeight - Math.max(80, 40 + captionLines * bodyLine));
 }
 const thumbnail = { width: 160, height: 120 };
