@@ -210,23 +210,7 @@ describe('drawEvidence', () => {
     const description = 'A long description of the receipt, as a merchant may write one. '
       .repeat(16)
       .slice(0, 1000);
-    const model = buildEvidenceDocument({
-      dispute: bareDispute(),
-      template: null,
-      generatedAt,
-      files: [
-        {
-          id: 'file_tall',
-          category: 'receipt',
-          description,
-          filename: 'tall.png',
-          type: 'png',
-          pages: null,
-          pixels: { width: 600, height: 1000 },
-          slot: null,
-        },
-      ],
-    });
+    const model = withTallImage(description);
     const block = model.blocks.find((candidate) => candidate.kind === 'image');
     const drawn = drawEvidence(model, []);
     const ops = drawn.pages.find((page) => page.some((op) => op.kind === 'image')) ?? [];
@@ -241,23 +225,7 @@ describe('drawEvidence', () => {
 
   it('draws an image under a caption of hundreds of lines at half a page at least, after the caption', () => {
     const description = 'a line\n'.repeat(120);
-    const model = buildEvidenceDocument({
-      dispute: bareDispute(),
-      template: null,
-      generatedAt,
-      files: [
-        {
-          id: 'file_tall',
-          category: 'receipt',
-          description,
-          filename: 'tall.png',
-          type: 'png',
-          pages: null,
-          pixels: { width: 600, height: 1000 },
-          slot: null,
-        },
-      ],
-    });
+    const model = withTallImage(description);
     const block = model.blocks.find((candidate) => candidate.kind === 'image');
     expect(block?.kind === 'image' && block.image.height).toBeGreaterThanOrEqual(
       (bottom - g.margins.top) / 2,
@@ -285,3 +253,24 @@ describe('drawEvidence', () => {
     expect(lines).toHaveLength(200);
   });
 });
+
+/** A dispute's document with one tall receipt image (600 × 1,000 pixels) under `description`. */
+function withTallImage(description: string) {
+  return buildEvidenceDocument({
+    dispute: bareDispute(),
+    template: null,
+    generatedAt,
+    files: [
+      {
+        id: 'file_tall',
+        category: 'receipt',
+        description,
+        filename: 'tall.png',
+        type: 'png',
+        pages: null,
+        pixels: { width: 600, height: 1000 },
+        slot: null,
+      },
+    ],
+  });
+}
