@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { anyOf } from '../../db/schema/columns.js';
 import { events, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.js';
@@ -87,7 +87,30 @@ export async function redeliverDeliveries(
   tenant: Tenant,
   selection: RedeliverySelection,
 ): Promise<Redelivery> {
+  const picked = and(
+    ownedBy(webhookDeliveries, tenant),
+    'delivery' in selection
+      ? eq(webhookDeliveries.id, selection.delivery)
+      : and(
+          eq(webhookDeliveries.status, 'failed'),
+          gte(webhookDeliveries.completedAt, selection.failedSince),
+          selection.endpoint === undefined ? undefined : eq(webhookDeliveries.endpointId, selection.endpoint),
+        ),
+  );
   const chosen = await db.transaction(async (tx) => {
+    // Their events first, in id order, as the API's redelivery locks its event before its deliveries
+    // (event-log.ts): the two cannot deadlock on the same event.
+    await tx
+      .select({ id: events.id })
+      .from(events)
+      .where(
+        inArray(
+          events.id,
+          tx.select({ id: webhookDeliveries.eventId }).from(webhookDeliveries).where(picked),
+        ),
+      )
+      .orderBy(events.id)
+      .for('update');
     const rows = await tx
       .select({
         ...viewColumns,
@@ -97,20 +120,7 @@ export async function redeliverDeliveries(
       .from(webhookDeliveries)
       .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
       .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-      .where(
-        and(
-          ownedBy(webhookDeliveries, tenant),
-          'delivery' in selection
-            ? eq(webhookDeliveries.id, selection.delivery)
-            : and(
-                eq(webhookDeliveries.status, 'failed'),
-                gte(webhookDeliveries.completedAt, selection.failedSince),
-                selection.endpoint === undefined
-                  ? undefined
-                  : eq(webhookDeliveries.endpointId, selection.endpoint),
-              ),
-        ),
-      )
+      .where(picked)
       .orderBy(webhookDeliveries.createdAt, webhookDeliveries.id)
       .for('update', { of: webhookDeliveries });
     if ('delivery' in selection && rows.length === 0) {
