@@ -4,7 +4,7 @@ import { lockDispute } from '../../src/features/disputes/records.js';
 import { prepareSubmission } from '../../src/features/submissions/prepare.js';
 import type { JobAttempt } from '../../src/features/submissions/records.js';
 import { type SubmissionDeps, SubmissionRunner } from '../../src/features/submissions/runner.js';
-import type { MockAdapter } from '../../src/processors/mock/adapter.js';
+import { MockAdapter } from '../../src/processors/mock/adapter.js';
 import { createAdapterRegistry } from '../../src/processors/registry.js';
 import type { TestApi } from './api.js';
 import type { Tenant } from './disputes.js';
@@ -35,4 +35,24 @@ export async function interruptedSubmission(api: TestApi, tenant: Tenant, id: st
     const { dispute } = await lockDispute(tx, { orgId: tenant.org, livemode: false }, id);
     return (await prepareSubmission(tx, dispute, 'mock')).submissionId;
   });
+}
+
+/** A mock processor whose submit answers only when the test says: `calling` once it is called. */
+export function heldProcessor() {
+  let called = () => {};
+  const calling = new Promise<void>((resolve) => {
+    called = resolve;
+  });
+  let answer = () => {};
+  const answered = new Promise<void>((resolve) => {
+    answer = resolve;
+  });
+  class HeldAdapter extends MockAdapter {
+    override async submitEvidence(...request: Parameters<MockAdapter['submitEvidence']>) {
+      called();
+      await answered;
+      return super.submitEvidence(...request);
+    }
+  }
+  return { mock: new HeldAdapter(), calling, answer };
 }

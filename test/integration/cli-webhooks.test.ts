@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookDeliveries } from '../../src/db/schema/index.js';
+import { redeliverDeliveries } from '../../src/features/webhooks/deliveries.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { cliOf } from '../helpers/cli.js';
 import {
@@ -260,6 +261,38 @@ describe('npm run cli -- webhook deliveries and redeliver', () => {
       'error: --failed-since must be an ISO 8601 time or Unix seconds',
     ]);
     expect(endpoint.receiver.received).toHaveLength(1);
+    await endpoint.receiver.close();
+  });
+});
+
+describe('webhook redeliver beside the API', () => {
+  it('redelivers from the CLI while the API redelivers the same event, without a deadlock', async () => {
+    const { test_key, org } = await api.createOrg();
+    const endpoint = await receivingEndpoint(api, test_key);
+    await newDispute(test_key);
+    const [first] = await endpoint.receiver.waitFor(1);
+    const deliveryId = first?.payload.id as string;
+    await jobs.wait(deliveryId, 'completed');
+    const eventId = (await deliveryRow(api, deliveryId))?.eventId as string;
+    // The API's redelivery as event-log.ts makes it: its event locked, then its deliveries written. The
+    // CLI's, started in between, waits for the event before it locks any delivery.
+    const apiSide = await api.db.sql.reserve();
+    try {
+      await apiSide`begin`;
+      await apiSide`select id from events where id = ${eventId} for update`;
+      const cliSide = redeliverDeliveries(
+        api.db.db,
+        { orgId: org, livemode: false },
+        { delivery: deliveryId },
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await apiSide`update webhook_deliveries set next_attempt_at = now() where id = ${deliveryId}`;
+      await apiSide`commit`;
+      expect((await cliSide).redelivered.map((row) => row.id)).toEqual([deliveryId]);
+    } finally {
+      apiSide.release();
+    }
+    await endpoint.receiver.waitFor(2);
     await endpoint.receiver.close();
   });
 });

@@ -12,6 +12,7 @@ import { startTestApi, type TestApi } from '../helpers/api.js';
 import { getDispute, newTenant, submittableDispute, type Tenant } from '../helpers/disputes.js';
 import {
   firstAttempt,
+  heldProcessor,
   interruptedSubmission as helperInterrupted,
   lastAttempt,
   runnerDeps,
@@ -75,17 +76,7 @@ describe('running a prepared submission', () => {
     const { dispute } = await submittableDispute(api, tenant);
     const submission = await interruptedSubmission(dispute.id);
     // A processor that answers only when told to, so the second run surely comes while the first waits.
-    let answer = () => {};
-    const answered = new Promise<void>((resolve) => {
-      answer = resolve;
-    });
-    class SlowAdapter extends MockAdapter {
-      override async submitEvidence(...request: Parameters<MockAdapter['submitEvidence']>) {
-        await answered;
-        return super.submitEvidence(...request);
-      }
-    }
-    const mock = new SlowAdapter();
+    const { mock, answer } = heldProcessor();
 
     const running = runSubmission(depsWith(mock), submission, first);
     await expect.poll(async () => (await submissionRow(submission))?.claimedUntil !== null).toBe(true);
@@ -98,23 +89,8 @@ describe('running a prepared submission', () => {
   it('renews its lease while the processor call lasts', async () => {
     const { dispute } = await submittableDispute(api, tenant);
     const submission = await interruptedSubmission(dispute.id);
-    // A processor that answers only when told to: the call lasts as long as the test needs.
-    let called = () => {};
-    const calling = new Promise<void>((resolve) => {
-      called = resolve;
-    });
-    let answer = () => {};
-    const answered = new Promise<void>((resolve) => {
-      answer = resolve;
-    });
-    class SlowAdapter extends MockAdapter {
-      override async submitEvidence(...request: Parameters<MockAdapter['submitEvidence']>) {
-        called();
-        await answered;
-        return super.submitEvidence(...request);
-      }
-    }
-    const deps = { ...depsWith(new SlowAdapter()), leaseMs: 2000 };
+    const { mock, calling, answer } = heldProcessor();
+    const deps = { ...depsWith(mock), leaseMs: 2000 };
     const running = runSubmission(deps, submission, first);
     await calling;
     const firstEnd = (await submissionRow(submission))?.claimedUntil?.getTime() ?? Infinity;

@@ -10,7 +10,6 @@ import {
   webhookDeliveries,
   webhookEndpoints,
 } from '../../src/db/schema/index.js';
-import { redeliverDeliveries } from '../../src/features/webhooks/deliveries.js';
 import { recordDisputeEvent } from '../../src/features/webhooks/events.js';
 import { enqueue } from '../../src/jobs/enqueue.js';
 import type { ReceivedWebhook } from '../fakes/webhook-receiver.js';
@@ -482,36 +481,6 @@ describe('test events and redelivery', () => {
     expect(await attemptRows(api, deliveryId)).toHaveLength(2);
     await first.receiver.close();
     await later.receiver.close();
-  });
-
-  it('redelivers from the CLI while the API redelivers the same event, without a deadlock', async () => {
-    const { test_key, org } = await api.createOrg();
-    const endpoint = await receivingEndpoint(api, test_key);
-    await newDispute(test_key);
-    const [first] = await endpoint.receiver.waitFor(1);
-    const deliveryId = first?.payload.id as string;
-    await jobs.wait(deliveryId, 'completed');
-    const eventId = (await deliveryRow(api, deliveryId))?.eventId as string;
-    // The API's redelivery as event-log.ts makes it: its event locked, then its deliveries written. The
-    // CLI's, started in between, waits for the event before it locks any delivery.
-    const apiSide = await api.db.sql.reserve();
-    try {
-      await apiSide`begin`;
-      await apiSide`select id from events where id = ${eventId} for update`;
-      const cliSide = redeliverDeliveries(
-        api.db.db,
-        { orgId: org, livemode: false },
-        { delivery: deliveryId },
-      );
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      await apiSide`update webhook_deliveries set next_attempt_at = now() where id = ${deliveryId}`;
-      await apiSide`commit`;
-      expect((await cliSide).redelivered.map((row) => row.id)).toEqual([deliveryId]);
-    } finally {
-      apiSide.release();
-    }
-    await endpoint.receiver.waitFor(2);
-    await endpoint.receiver.close();
   });
 
   it('redelivers a delivery waiting out a retry at once', async () => {
