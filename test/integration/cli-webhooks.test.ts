@@ -43,6 +43,17 @@ async function newDispute(key: string): Promise<string> {
   return response.body.id as string;
 }
 
+/** A new organisation whose endpoint received a dispute's first event; its delivery done. */
+async function deliveredOnce() {
+  const { org, test_key } = await api.createOrg();
+  const endpoint = await receivingEndpoint(api, test_key);
+  await newDispute(test_key);
+  const [received] = await endpoint.receiver.waitFor(1);
+  const deliveryId = received?.payload.id as string;
+  await jobs.wait(deliveryId, 'completed');
+  return { org, test_key, endpoint, deliveryId };
+}
+
 /** The deliveries `endpoint` has received so far (by webhook-id), in order. */
 const receivedIds = (endpoint: ReceivingEndpoint) =>
   endpoint.receiver.received.map((received) => received.headers['webhook-id']);
@@ -227,12 +238,7 @@ describe('npm run cli -- webhook deliveries and redeliver', () => {
   });
 
   it('refuses an unknown delivery, one to a disabled endpoint, and a call without a choice, with one line', async () => {
-    const { org, test_key } = await api.createOrg();
-    const endpoint = await receivingEndpoint(api, test_key);
-    await newDispute(test_key);
-    const [received] = await endpoint.receiver.waitFor(1);
-    const deliveryId = received?.payload.id as string;
-    await jobs.wait(deliveryId, 'completed');
+    const { org, test_key, endpoint, deliveryId } = await deliveredOnce();
     await api.call('PUT', `/v1/webhook_endpoints/${endpoint.id}`, {
       key: test_key,
       json: { enabled: false },
@@ -267,12 +273,7 @@ describe('npm run cli -- webhook deliveries and redeliver', () => {
 
 describe('webhook redeliver beside the API', () => {
   it('redelivers from the CLI while the API redelivers the same event, without a deadlock', async () => {
-    const { test_key, org } = await api.createOrg();
-    const endpoint = await receivingEndpoint(api, test_key);
-    await newDispute(test_key);
-    const [first] = await endpoint.receiver.waitFor(1);
-    const deliveryId = first?.payload.id as string;
-    await jobs.wait(deliveryId, 'completed');
+    const { org, endpoint, deliveryId } = await deliveredOnce();
     const eventId = (await deliveryRow(api, deliveryId))?.eventId as string;
     // The API's redelivery as event-log.ts makes it: its event locked, then its deliveries written. The
     // CLI's, started in between, waits for the event before it locks any delivery.
