@@ -26,6 +26,16 @@ describe('wrapText', () => {
     ['leaves control characters out and shows a tab as a space', 'a\u0000b\u0007c\td\u009f', ['abc d']],
     ['keeps the spaces between words as written', 'a  b', ['a  b']],
     ['drops the spaces where a line breaks', 'The parcel was   handed', ['The parcel was', 'handed']],
+    [
+      'keeps the indentation a paragraph and each written line start with',
+      '  The parcel was handed\n    over',
+      ['  The parcel', 'was handed', '    over'],
+    ],
+    [
+      'drops an indentation the first word would not fit after',
+      `${' '.repeat(60)}The parcel`,
+      ['The parcel'],
+    ],
   ])('%s', (_, text, lines) => {
     expect(wrapText(text, regular, size, width)).toEqual(lines);
   });

@@ -7,7 +7,8 @@ import type { FontFace } from './fonts.js';
  * its last letter to the next line (an email address in a narrow column). A word wider still breaks
  * instead of running off the page (a URL, an id, a cardholder's run of letters): after its last
  * punctuation that fits when that keeps most of the line, else between characters. Spaces where a line
- * breaks are not drawn.
+ * breaks are not drawn; those that start a paragraph or a line the writer broke are (an indented list, as
+ * Typst shows it too), unless the first word would not fit after them.
  *
  * The text is shown as written, with what a page cannot show left out: the control characters (a tab is a
  * space), as in the Typst layout. Every line break a reader's text may carry ends a line: LF, CR, CRLF,
@@ -34,12 +35,15 @@ function wrapParagraph(paragraph: string, face: FontFace, size: number, width: n
   const space = face.width(' ', size);
   let line = '';
   let lineWidth = 0;
+  let first = true;
   // Words with the spaces before them: a line keeps the spaces between its words as written.
   for (const piece of paragraph.match(/ *[^ ]+| +$/g) ?? ['']) {
     const word = piece.trimStart();
     const gap = (piece.length - word.length) * space;
     const wordWidth = face.width(word, size);
-    if (line !== '' && lineWidth + gap + wordWidth <= width) {
+    const indented = first && gap > 0 && gap + wordWidth <= width;
+    first = false;
+    if ((line !== '' || indented) && lineWidth + gap + wordWidth <= width) {
       line += piece;
       lineWidth += gap + wordWidth;
       continue;
