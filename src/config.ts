@@ -18,6 +18,8 @@ const optionalFlag = z
 const flag = optionalFlag.transform((value) => value ?? false);
 const port = z.coerce.number().int().min(0).max(65535);
 const concurrency = z.coerce.number().int().min(1).max(1000);
+/** SUBMISSION_CONCURRENCY's default; why 100: docs/operations.md, "Configuration". */
+export const defaultSubmissionConcurrency = 100;
 const workerList = z
   .string()
   .default('all')
@@ -179,7 +181,7 @@ const settings = z.object({
   /** Which workers a process runs: a comma-separated list of queue names, `all`, or `none`. */
   WORKERS: workerList,
   /** Processor calls wait on the network: a worker keeps many in flight, and their writes share batches. */
-  SUBMISSION_CONCURRENCY: concurrency.default(50),
+  SUBMISSION_CONCURRENCY: concurrency.default(defaultSubmissionConcurrency),
   WEBHOOK_CONCURRENCY: concurrency.default(50),
   MIRROR_CONCURRENCY: concurrency.default(4),
   /**

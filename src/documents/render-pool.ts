@@ -15,7 +15,7 @@ const threadLimits = { maxYoungGenerationSizeMb: 4 };
 
 /**
  * Renders evidence PDFs on worker threads. Laying out a PDF is pure CPU (milliseconds a document,
- * seconds for the largest that Typst lays out): on the event loop, fifty submissions rendering at once would stall
+ * seconds for the largest that Typst lays out): on the event loop, a hundred submissions rendering at once would stall
  * every request and lease renewal of the process behind them. Threads keep the loop free and use every
  * core.
  *

@@ -1,3 +1,4 @@
+import { defaultSubmissionConcurrency } from '../../src/config.js';
 import { drawEvidence } from '../../src/documents/engine/layout.js';
 import { writePdf } from '../../src/documents/engine/pdf-writer.js';
 import { renderByTypst, renderPdf } from '../../src/documents/pdf.js';
@@ -17,7 +18,7 @@ import { describeMachine, quick, resultLine, runBench } from './lib/harness.js';
  * fields (the reference document, three pages), each under an id of its own.
  *
  * 1. Through the render pool at its default size (a thread a core, at most four), as submissions render
- *    (50 at a time, the default SUBMISSION_CONCURRENCY): the documents/s of the RESULT line, and the
+ *    (as many at a time as the default SUBMISSION_CONCURRENCY): the documents/s of the RESULT line, and the
  *    process's peak resident memory meanwhile.
  * 2. On this thread, in alternating rounds so that other work on the machine weighs on both: the renderer
  *    (the model built, its text tested for what the engine draws, laid out and written as PDF:
@@ -60,11 +61,11 @@ await runBench(async () => {
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
   }, 20);
   let started = performance.now();
-  // At most as many renders in hand as a process has submissions running (SUBMISSION_CONCURRENCY, 50),
+  // At most as many renders in hand as a process has submissions running (SUBMISSION_CONCURRENCY),
   // each PDF checked and let go as it comes: the memory is the pool's, not a backlog the service never has.
   let pdfBytes = 0;
   let next = 0;
-  const inHand = Array.from({ length: 50 }, async () => {
+  const inHand = Array.from({ length: defaultSubmissionConcurrency }, async () => {
     for (let index = next++; index < documentCount; index = next++) {
       // Made as it is rendered, as a service reads a submission: the memory measured is the renderer's, not
       // the bench's own inputs.

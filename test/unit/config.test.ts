@@ -26,7 +26,7 @@ describe('loadConfig', () => {
       RATE_LIMIT_READYZ_PER_SECOND: 20,
       KEY_CACHE_SECONDS: 30,
       WORKERS: ['mirror', 'submission', 'deadline', 'webhook'],
-      SUBMISSION_CONCURRENCY: 50,
+      SUBMISSION_CONCURRENCY: 100,
       WEBHOOK_CONCURRENCY: 50,
       MIRROR_CONCURRENCY: 4,
       JOB_LOCK_SECONDS: 30,
