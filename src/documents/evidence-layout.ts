@@ -154,7 +154,7 @@ export const evidenceLayout = String.raw`
   if part.kind == "heading" {
     block(above: 18pt, below: 8pt, text(size: 13pt, weight: "bold", part.text))
   } else if part.kind == "paragraph" {
-    block(below: 7pt, part.text)
+    block(below: ${g.paragraphGap}pt, part.text)
   } else if part.kind == "image" {
     // An evidence image under its category and caption, which stick to it: all on one page when they fit
     // (the model leaves the image what its caption does not take); a caption longer than a page flows, and

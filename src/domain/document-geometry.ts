@@ -14,6 +14,11 @@ export const documentGeometry = {
   cellPadding: 4,
   /** How far an item's detail is set in under its row. */
   detailIndent: 10,
+  /**
+   * Between two paragraphs of the template's text, from the last line's baseline to the next line's top:
+   * about half a line more than between two lines, so that a blank line in the template reads as one.
+   */
+  paragraphGap: 12,
 } as const;
 
 export const contentWidth =

@@ -43,7 +43,14 @@ export interface DocumentLimits {
 
 // The layout's page and type (domain/document-geometry.ts); the line pitches are what its pages measure,
 // rounded up.
-const { bodySize, cellSize, cellPadding, labelWidth: pairLabelWidth, detailIndent } = documentGeometry;
+const {
+  bodySize,
+  cellSize,
+  cellPadding,
+  labelWidth: pairLabelWidth,
+  detailIndent,
+  paragraphGap,
+} = documentGeometry;
 const cellLine = 11;
 const rowPadding = 6;
 /** A heading, a table's title, the space around them. */
@@ -116,7 +123,7 @@ function tableParts(table: EvidenceTable): Part[] {
 function blockParts(block: DocumentBlock): Part[] {
   if (block.kind === 'heading') return [row(headingHeight)];
   if (block.kind === 'paragraph')
-    return [flowing(wrappedLines(block.text, contentWidth, bodySize) * bodyLine + 7)];
+    return [flowing(wrappedLines(block.text, contentWidth, bodySize) * bodyLine + paragraphGap)];
   if (block.kind === 'pairs') return [row(headingHeight), ...pairsParts(block.rows)];
   // An image under its title and caption: the caption may be long, and the image starts a page when the
   // rest of the page cannot hold it (counted as a page of its own when it is over half of one).

@@ -62,7 +62,7 @@ function drawBlock(pages: Pages, block: DocumentBlock, ownPages: number): void {
     pages.spaceBelow(8);
   } else if (block.kind === 'paragraph') {
     lines(pages, block.text, g.bodySize, 'regular', colors.text, 7);
-    pages.spaceBelow(7);
+    pages.spaceBelow(g.paragraphGap);
   } else if (block.kind === 'image') {
     imageBlock(pages, block);
   } else {
