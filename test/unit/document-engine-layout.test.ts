@@ -117,6 +117,20 @@ describe('drawEvidence', () => {
     expect(drawing.created).toBe(generatedAt);
   });
 
+  it("sets the template's paragraphs apart by more than its lines", () => {
+    const body = 'To the reviewing bank,\nfirst paragraph.\n\nSecond paragraph.';
+    const template = { id: 't', name: 'Letter', body, fields: [] };
+    const [ops = []] = drawEvidence(
+      buildEvidenceDocument({ dispute: bareDispute(), template, generatedAt }),
+      [],
+    ).pages;
+    const y = (text: string) => texts(ops).find((op) => op.text === text)?.y ?? Number.NaN;
+    const line = y('first paragraph.') - y('To the reviewing bank,');
+    expect(line).toBeGreaterThan(0);
+    // About half a line more between paragraphs than between lines (with a 7 pt gap it was 1.8 pt more).
+    expect(y('Second paragraph.') - y('first paragraph.') - line).toBeGreaterThan(line / 2 - 0.5);
+  });
+
   it('draws a table header again above every page a table continues on', () => {
     const body = `${'The parcel was handed to the customer at the door. '.repeat(400)}Last words.`;
     const message = { to: 'a@example.com', from: 'b@example.com', subject: 'Long one', body };
