@@ -54,16 +54,23 @@ const shaped = /[\p{M}\p{Cf}\p{Co}\p{Cs}\p{Cn}]/u;
  * Line breaks and the control characters the layout leaves out are the layout's to handle, not glyphs.
  */
 export function drawable(text: string): boolean {
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    // Printable ASCII, most of any document, is in both faces.
-    if (code >= 0x20 && code < 0x7f) continue;
-    const codePoint = text.codePointAt(index) as number;
-    if (codePoint > 0xffff) index++;
-    if (!drawableCharacter(codePoint)) return false;
+  // Printable ASCII, most of any document, is in both faces: only the other characters are looked at.
+  outsideAscii.lastIndex = 0;
+  for (let found = outsideAscii.exec(text); found; found = outsideAscii.exec(text)) {
+    const codePoint = found[0].codePointAt(0) as number;
+    // The answer for each character of the Basic Multilingual Plane, once found (0: not yet).
+    let known = codePoint <= 0xffff ? drawnBmp[codePoint] : 0;
+    if (!known) {
+      known = drawableCharacter(codePoint) ? 1 : 2;
+      if (codePoint <= 0xffff) drawnBmp[codePoint] = known;
+    }
+    if (known === 2) return false;
   }
   return true;
 }
+
+const outsideAscii = /[^\x20-\x7e]/gu;
+const drawnBmp = new Uint8Array(0x10000);
 
 function drawableCharacter(codePoint: number): boolean {
   if (codePoint < 0x20 || (codePoint >= 0x7f && codePoint <= 0x9f)) return true;
