@@ -15,9 +15,9 @@ const threadLimits = { maxYoungGenerationSizeMb: 4 };
 
 /**
  * Renders evidence PDFs on worker threads. Laying out a PDF is pure CPU (milliseconds a document,
- * seconds for the largest that Typst lays out): on the event loop, a hundred submissions rendering at once would stall
- * every request and lease renewal of the process behind them. Threads keep the loop free and use every
- * core.
+ * seconds for the largest that Typst lays out): on the event loop, a hundred submissions rendering at
+ * once would stall every request and lease renewal of the process behind them. Threads keep the loop
+ * free and use every core.
  *
  * One pool per process, its threads started as work arrives, up to RENDER_THREADS (docs/architecture.md,
  * "Render threads"). A thread holds one render at a time; the others wait here, one line per tenant,

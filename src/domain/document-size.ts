@@ -182,7 +182,7 @@ function bodyMeasure(template: EvidenceTemplate, sizeOf: (key: string) => ValueS
   const heading = template.name || 'Response';
   return {
     characters: characters + 2 * heading.length + 3 + 4,
-    height: headingHeight + lines * bodyLine + 7,
+    height: headingHeight + lines * bodyLine + paragraphGap,
   };
 }
 

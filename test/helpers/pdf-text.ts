@@ -29,6 +29,18 @@ export async function pageTexts(pdf: Buffer | Uint8Array): Promise<string[]> {
   return (await pageLines(pdf)).map((page) => page.replace(/\s+/g, ' ').trim());
 }
 
+/** The first page's pieces of text, each with its baseline's height from the page's foot, as pdf.js reads them. */
+export async function firstPageBaselines(pdf: Buffer | Uint8Array): Promise<{ text: string; y: number }[]> {
+  const document = await openPdf(pdf);
+  const content = await (await document.getPage(1)).getTextContent();
+  await document.destroy();
+  return content.items.flatMap((item) =>
+    'str' in item && item.str.trim() !== ''
+      ? [{ text: item.str.trim(), y: item.transform[5] as number }]
+      : [],
+  );
+}
+
 /** How many image XObjects each page of the PDF draws. */
 export async function imagesDrawn(pdf: Buffer): Promise<number[]> {
   const document = await openPdf(pdf);

@@ -9,7 +9,7 @@ import {
   type EvidenceDocumentInput,
 } from '../../src/domain/evidence-document.js';
 import { bareDispute, fullSubmission, generatedAt, template } from '../helpers/evidence-documents.js';
-import { openPdf, pageTexts } from '../helpers/pdf-text.js';
+import { firstPageBaselines, openPdf, pageTexts } from '../helpers/pdf-text.js';
 
 type RenderParameters = Parameters<
   Awaited<ReturnType<Awaited<ReturnType<typeof openPdf>>['getPage']>>['render']
@@ -133,6 +133,19 @@ describe('renderPdf', () => {
     writeFileSync(join(outputFolder, 'evidence-sample-page-1.png'), png);
     await document.destroy();
     expect(png.subarray(1, 4).toString()).toBe('PNG');
+  });
+
+  it("sets the template's lines and paragraphs where Typst sets them", async () => {
+    const body = 'To the reviewing bank,\nfirst paragraph.\n\nSecond paragraph.\n\nThird.';
+    const model = buildEvidenceDocument({ ...input, template: template(body, []) });
+    const engine = await firstPageBaselines(renderPdf(model));
+    const typst = await firstPageBaselines(renderByTypst(model));
+    for (const line of ['To the reviewing bank,', 'first paragraph.', 'Second paragraph.', 'Third.']) {
+      const y = (pieces: { text: string; y: number }[]) =>
+        pieces.find(({ text }) => line.startsWith(text))?.y;
+      expect(y(engine), line).toBeDefined();
+      expect(Math.abs((y(engine) ?? 0) - (y(typst) ?? Number.NaN)), line).toBeLessThan(0.5);
+    }
   });
 
   it('renders a dispute with no evidence and no template', async () => {

@@ -8,7 +8,8 @@ import type { FontFace } from './fonts.js';
  * instead of running off the page (a URL, an id, a cardholder's run of letters): after its last
  * punctuation that fits when that keeps most of the line, else between characters. Spaces where a line
  * breaks are not drawn; those that start a paragraph or a line the writer broke are (an indented list, as
- * Typst shows it too), unless the first word would not fit after them.
+ * Typst shows it too), unless the first word would not fit after them: then the word starts at the margin
+ * (Typst keeps the spaces, on a line of their own or before the word's first piece).
  *
  * The text is shown as written, with what a page cannot show left out: the control characters (a tab is a
  * space), as in the Typst layout. Every line break a reader's text may carry ends a line: LF, CR, CRLF,
