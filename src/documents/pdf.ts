@@ -1,5 +1,5 @@
-import { NodeCompiler } from '@myriaddreamin/typst-ts-node-compiler';
-import { PDFDocument } from 'pdf-lib';
+import { createRequire } from 'node:module';
+import type { NodeCompiler } from '@myriaddreamin/typst-ts-node-compiler';
 import type { EvidenceDocument } from '../domain/evidence-document.js';
 import { renderByEngine } from './engine/render.js';
 import { evidenceLayout } from './evidence-layout.js';
@@ -82,6 +82,8 @@ export async function renderDocument(
 ): Promise<{ pdf: Buffer; pages: number | null }> {
   const pdf = renderPdf(model, files);
   if (model.files.appended.length === 0 && !countPages) return { pdf, pages: null };
+  // Loaded when first needed, as the compiler below: most documents need neither (about 6 MiB a thread each).
+  const { PDFDocument } = await import('pdf-lib');
   const document = await PDFDocument.load(pdf, { updateMetadata: false });
   if (model.files.appended.length === 0) return { pdf, pages: document.getPageCount() };
   for (const file of model.files.appended) {
@@ -101,15 +103,24 @@ export const modelPath = `${workspace}/document.json`;
 const sweepEvery = 4;
 let rendered = 0;
 
-/** How the renderer's compiler is made (the documents bench makes a bare one the same way). */
-export const compilerOptions = () => ({ workspace, fontArgs: [{ fontPaths: fontFolders() }] });
+/** How the renderer's compiler is made. */
+const compilerOptions = () => ({ workspace, fontArgs: [{ fontPaths: fontFolders() }] });
 
 let shared: NodeCompiler | undefined;
 
+/**
+ * The Typst compiler, its native module loaded with the first document that needs it: a thread that
+ * only ever renders with the document engine never holds it.
+ */
 function compiler(): NodeCompiler {
-  shared ??= NodeCompiler.create(compilerOptions());
+  shared ??= (
+    require(typstModule) as typeof import('@myriaddreamin/typst-ts-node-compiler')
+  ).NodeCompiler.create(compilerOptions());
   return shared;
 }
+
+const require = createRequire(import.meta.url);
+const typstModule = '@myriaddreamin/typst-ts-node-compiler';
 
 function diagnostics(compiled: ReturnType<NodeCompiler['compile']>): string {
   const error = compiled.takeDiagnostics() ?? compiled.takeError();
