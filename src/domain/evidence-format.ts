@@ -68,19 +68,15 @@ const amountAttributes: Record<string, 'currency' | 'reversal_currency'> = {
   reversal_amount: 'reversal_currency',
   reversal_total: 'reversal_currency',
 };
-/**
- * Dispute attributes that are moments, with the record's own date: formatted from it, rather than from the
- * dispute object's ISO 8601 text read back (a third of building a document's model).
- */
-const momentAttributes: Record<string, (dispute: DisputeRecord) => Date | null> = {
-  charged_at: (dispute) => dispute.chargedAt,
-  disputed_at: (dispute) => dispute.disputedAt,
-  due_by: (dispute) => dispute.dueBy,
-  submitted_at: (dispute) => dispute.submittedAt,
-  closed_at: (dispute) => dispute.closedAt,
-  created: (dispute) => dispute.createdAt,
-  updated: (dispute) => dispute.updatedAt,
-};
+const momentAttributes = new Set([
+  'charged_at',
+  'disputed_at',
+  'due_by',
+  'submitted_at',
+  'closed_at',
+  'created',
+  'updated',
+]);
 /** API plumbing rather than facts about the dispute. */
 const hiddenAttributes = new Set(['object', 'url']);
 
@@ -99,11 +95,10 @@ export function placeholderValues(input: {
   for (const [key, value] of Object.entries(object)) {
     if (hiddenAttributes.has(key) || value === null || typeof value === 'object') continue;
     const currencyKey = amountAttributes[key];
-    const moment = own(momentAttributes, key)?.(dispute);
     if (currencyKey && typeof value === 'number') {
       values[key] = formatAmount(value, (object[currencyKey] as string | null) ?? dispute.currency);
-    } else if (moment) {
-      values[key] = formatMoment(moment);
+    } else if (momentAttributes.has(key) && typeof value === 'string') {
+      values[key] = formatDateValue(value);
     } else if (key === 'currency' || key === 'reversal_currency') {
       values[key] = String(value).toUpperCase();
     } else {
@@ -115,7 +110,7 @@ export function placeholderValues(input: {
     if (!nonEmpty(value)) continue;
     const type =
       types.get(key) ??
-      (own(amountAttributes, key) ? 'amount' : own(momentAttributes, key) ? 'date' : undefined);
+      (own(amountAttributes, key) ? 'amount' : momentAttributes.has(key) ? 'date' : undefined);
     values[key] = formatField(value, type, dispute);
   }
   return values;
