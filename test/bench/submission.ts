@@ -42,9 +42,9 @@ import {
  * render thread (the document engine); the threads are started before the clock starts.
  *
  * Each side is timed alike: from starting a worker (the service's start syncs its job schedulers, as a
- * worker process does) until it has completed a round's jobs and closed. The
- * two alternate, `rounds` rounds each, and each rate is of all its rounds: one bare round of 100 jobs lasts
- * 30 ms, and alone it moved the `--quick` ratio between 0.07 and 0.13 from run to run.
+ * worker process does) until it has completed a round's jobs and closed. The two alternate, `rounds`
+ * rounds each, and each rate is of all its rounds: one bare round of 100 jobs lasts 30 ms, and alone it
+ * moved the `--quick` ratio between 0.07 and 0.13 from run to run.
  *
  * Both sides measure a process that has worked before: each first runs `warmUp` jobs of its own, with a
  * worker started and closed for them, and the clock then times a new worker over the measured jobs. A
